@@ -1,0 +1,18 @@
+import { HttpApi, OpenApi } from "effect/http-api"
+import { SchemaErrors } from "./middleware/SchemaErrors.ts"
+import { SystemApi } from "./system/SystemApi.ts"
+
+/** The HTTP contract of the service: one group per area, every decode failure shaped as a 400. */
+export class Api extends HttpApi.make("payments-gaming")
+  .add(SystemApi)
+  .middleware(SchemaErrors)
+  .annotate(HttpApi.PayloadParseOptions, { errors: "all" })
+  .annotateMerge(
+    OpenApi.annotations({
+      title: "Payments and Gaming Service",
+      version: "1.0.0",
+      description:
+        "Push debug sending, spin-and-win, trivia challenges, payment cards and the core-banking webhook. " +
+        "Every response but the webhook's uses the envelope { timestamp, status, success, message, data }."
+    })
+  ) {}

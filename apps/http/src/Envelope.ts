@@ -1,0 +1,34 @@
+import { Effect, Schema } from "effect"
+import { ResponseTime } from "./ResponseTime.ts"
+
+/** One entry of a validation failure: where, and what is wrong there. */
+export const FieldIssue = Schema.Struct({ path: Schema.String, message: Schema.String })
+export type FieldIssue = typeof FieldIssue.Type
+
+/** The success envelope of CONTRACT §2, keys in this order. */
+export const Envelope = <Data extends Schema.Top>(data: Data) =>
+  Schema.Struct({
+    timestamp: Schema.String,
+    status: Schema.Int,
+    success: Schema.Boolean,
+    message: Schema.String,
+    data
+  })
+
+/** The webhook's reduced envelope. */
+export const ReducedEnvelope = <Data extends Schema.Top>(data: Data) =>
+  Schema.Struct({ status: Schema.Int, message: Schema.String, data })
+
+const build =
+  (style: "epoch" | "local") =>
+  <A>(message: string, data: A, status = 200) =>
+    Effect.gen(function* () {
+      const time = yield* ResponseTime
+      const timestamp = yield* time[style]
+      return { timestamp, status, success: true, message, data } as const
+    })
+
+/** A success envelope stamped with epoch milliseconds (every area but trivia). */
+export const ok = build("epoch")
+/** A success envelope stamped with a local date-time in `APP_TIMEZONE` (the trivia area). */
+export const okLocal = build("local")

@@ -1,0 +1,73 @@
+import { createServer } from "node:http"
+import { NodeHttpServer } from "@effect/platform-node"
+import * as InternalKeyAdapter from "@payments-gaming/adapters/auth/InternalKey"
+import * as JwtVerifier from "@payments-gaming/adapters/auth/JwtVerifier"
+import * as DevSecrets from "@payments-gaming/adapters/config/DevSecrets"
+import { runMigrations } from "@payments-gaming/adapters/postgres/Migrations"
+import * as PostgresClient from "@payments-gaming/adapters/postgres/PostgresClient"
+import { ByteSize, Config, Effect, Layer } from "effect"
+import { HttpRouter, HttpServerRequest } from "effect/http"
+import { HttpApiBuilder, HttpApiScalar } from "effect/http-api"
+import { PrometheusMetrics } from "effect/observability"
+import { Api } from "./Api.ts"
+import * as Logging from "./Logging.ts"
+import * as Authentication from "./middleware/Authentication.ts"
+import * as InternalKey from "./middleware/InternalKey.ts"
+import * as RequireAdmin from "./middleware/RequireAdmin.ts"
+import * as ResponseMiddleware from "./middleware/ResponseMiddleware.ts"
+import { makeRouteLabels } from "./middleware/RouteLabels.ts"
+import * as SchemaErrors from "./middleware/SchemaErrors.ts"
+import * as ResponseTime from "./ResponseTime.ts"
+import { SystemHandlers } from "./system/SystemHandlers.ts"
+
+export const MAX_BODY = ByteSize.kibibytes(256)
+
+const ApiRoutes = HttpApiBuilder.layer(Api, { openapiPath: "/openapi.json" }).pipe(
+  Layer.provide([SystemHandlers]),
+  Layer.provide([SchemaErrors.layer, Authentication.layer, RequireAdmin.layer, InternalKey.layer])
+)
+
+const routeLabel = makeRouteLabels(Api, [
+  ["GET", "/docs"],
+  ["GET", "/metrics"],
+  ["GET", "/openapi.json"]
+])
+
+/** Every route of the service: the API, its reference at /docs, Prometheus at /metrics. */
+export const Routes = Layer.mergeAll(
+  ApiRoutes,
+  HttpApiScalar.layer(Api, { path: "/docs" }),
+  PrometheusMetrics.layerHttp({ path: "/metrics" }),
+  ResponseMiddleware.layer(routeLabel)
+).pipe(Layer.provide(Layer.succeed(HttpServerRequest.MaxBodySize, MAX_BODY)))
+
+/** The adapters behind the ports, from configuration. */
+export const Adapters = Layer.mergeAll(
+  JwtVerifier.layerConfig,
+  InternalKeyAdapter.layerConfig,
+  ResponseTime.layerConfig
+)
+
+/** The database, migrated before the server accepts a request. */
+export const Database = Layer.effectDiscard(runMigrations).pipe(Layer.provideMerge(PostgresClient.layerConfig))
+
+const listen = Layer.unwrap(
+  Effect.gen(function* () {
+    const port = yield* Config.Port("PORT").pipe(Config.withDefault(8080))
+    const host = yield* Config.String("HOST").pipe(Config.withDefault("127.0.0.1"))
+    return NodeHttpServer.layer(createServer, { port, host, gracefulShutdownTimeout: "20 seconds" })
+  })
+)
+
+/**
+ * The whole service: configuration (environment, then development secrets), logging, database,
+ * adapters and the HTTP server. Closing its scope stops accepting, lets in-flight requests finish
+ * and then closes the database pool.
+ */
+export const ServiceLive = HttpRouter.serve(Routes, { disableLogger: true }).pipe(
+  Layer.provide(listen),
+  Layer.provide(Adapters),
+  Layer.provide(Database),
+  Layer.provide(Logging.layerConfig),
+  Layer.provide(DevSecrets.layer)
+)

@@ -1,0 +1,2 @@
+export { Api } from "./Api.ts"
+export { Routes, ServiceLive } from "./Server.ts"

@@ -1,0 +1,30 @@
+import { TokenVerifier } from "@payments-gaming/domain/auth"
+import { Effect, Layer, Redacted } from "effect"
+import { HttpApiMiddleware, HttpApiSecurity } from "effect/http-api"
+import { Unauthorized, unauthorized } from "../ApiErrors.ts"
+import { CurrentUser } from "./CurrentUser.ts"
+
+/** Bearer JWT authentication (CONTRACT §2): provides the CurrentUser to the endpoints it guards. */
+export class Authentication extends HttpApiMiddleware.Service<Authentication, { provides: CurrentUser }>()(
+  "@payments-gaming/http/Authentication",
+  { security: { bearer: HttpApiSecurity.bearer }, error: Unauthorized }
+) {}
+
+export const layer = Layer.effect(
+  Authentication,
+  Effect.gen(function* () {
+    const verifier = yield* TokenVerifier
+    return {
+      bearer: (effect, { credential }) =>
+        Effect.gen(function* () {
+          if (Redacted.value(credential).length === 0) {
+            return yield* unauthorized("Missing bearer token")
+          }
+          const principal = yield* verifier
+            .verify(credential)
+            .pipe(Effect.mapError((error) => unauthorized(`Invalid bearer token: ${error.reason}`)))
+          return yield* Effect.provideService(effect, CurrentUser, principal)
+        })
+    }
+  })
+)

@@ -1,0 +1,127 @@
+import { randomUUID } from "node:crypto"
+import { Cause, Clock, Effect, Metric, type Types } from "effect"
+import { HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { ResponseTime } from "../ResponseTime.ts"
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/
+
+const requests = Metric.counter("http_requests_total", { description: "HTTP requests by method, route and status" })
+const duration = Metric.histogram("http_request_duration_seconds", {
+  description: "HTTP request latency by method, route and status",
+  boundaries: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
+})
+
+const defaultMessages: Record<number, string> = {
+  400: "Bad request",
+  401: "Unauthorized",
+  403: "Forbidden",
+  404: "Not found",
+  405: "Method not allowed",
+  409: "Conflict",
+  413: "Request body exceeds the 256 KiB limit",
+  415: "Content-Type must be application/json",
+  429: "Too many requests",
+  500: "Internal server error",
+  503: "Service unavailable"
+}
+const messageFor = (status: number) => defaultMessages[status] ?? (status >= 500 ? "Internal server error" : "Error")
+
+type Style = "epoch" | "local" | "reduced"
+const styleOf = (url: string): Style =>
+  url.startsWith("/v1/gaming/trivia/") ? "local" : url.startsWith("/v1/webhook/") ? "reduced" : "epoch"
+
+const decoder = new TextDecoder()
+/** The JSON object an error response already carries (our ApiErrors), if any. */
+const bodyObject = (response: HttpServerResponse.HttpServerResponse): Record<string, unknown> => {
+  const body = response.body
+  if (body._tag !== "Uint8Array" || !body.contentType.includes("json")) return {}
+  try {
+    const parsed: unknown = JSON.parse(decoder.decode(body.body))
+    return typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)
+      ? (parsed as Record<string, unknown>)
+      : {}
+  } catch {
+    return {}
+  }
+}
+
+/**
+ * Gives every error response the envelope of CONTRACT §2 in the route's timestamp style, whoever
+ * produced it: our handlers, the router (404), the body reader (413), the decoder (415) or a defect
+ * (500, whose message is always generic: internals never reach a client).
+ */
+const envelopeError = (response: HttpServerResponse.HttpServerResponse, url: string, time: ResponseTime["Service"]) =>
+  Effect.gen(function* () {
+    const status = response.status
+    const existing = bodyObject(response)
+    const message =
+      status < 500 && typeof existing.message === "string" && existing.message !== ""
+        ? existing.message
+        : messageFor(status)
+    const errors = status === 400 && Array.isArray(existing.errors) ? { errors: existing.errors } : {}
+    const style = styleOf(url)
+    const body =
+      style === "reduced"
+        ? { status, message, data: null, ...errors }
+        : {
+            timestamp: yield* style === "local" ? time.local : time.epoch,
+            status,
+            success: false,
+            message,
+            data: null,
+            ...errors
+          }
+    return HttpServerResponse.jsonUnsafe(body, { status, headers: response.headers })
+  })
+
+/**
+ * The outermost middleware: request id (accepted from `X-Request-Id` when sane, else generated,
+ * echoed back and attached to every log line), error envelopes, one access-log line, the 500's
+ * cause logged with the request id, and the Prometheus request metrics.
+ */
+export const layer = (routeLabel: (method: string, url: string) => string) =>
+  HttpRouter.middleware(
+    Effect.gen(function* () {
+      const time = yield* ResponseTime
+      return (app) =>
+        Effect.gen(function* () {
+          const request = yield* HttpServerRequest.HttpServerRequest
+          const incoming = request.headers["x-request-id"]
+          const requestId = incoming !== undefined && REQUEST_ID.test(incoming) ? incoming : randomUUID()
+          const started = yield* Clock.currentTimeNanos
+          const url = request.url
+          const response = yield* app.pipe(
+            Effect.catchCause((cause) =>
+              HttpServerError.causeResponse(cause).pipe(
+                Effect.tap(([response, cause]) =>
+                  response.status >= 500 && !Cause.hasInterruptsOnly(cause)
+                    ? Effect.logError("Unhandled failure", cause)
+                    : Effect.void
+                ),
+                Effect.map(([response]) => response)
+              )
+            ),
+            Effect.flatMap((response) =>
+              response.status >= 400 ? envelopeError(response, url, time) : Effect.succeed(response)
+            ),
+            Effect.map(HttpServerResponse.setHeader("x-request-id", requestId)),
+            Effect.annotateLogs({ requestId })
+          )
+          const seconds = Number((yield* Clock.currentTimeNanos) - started) / 1e9
+          const attributes = {
+            method: request.method,
+            route: routeLabel(request.method, url),
+            status: String(response.status)
+          }
+          yield* Metric.update(Metric.withAttributes(requests, attributes), 1)
+          yield* Metric.update(Metric.withAttributes(duration, attributes), seconds)
+          yield* Effect.logInfo(`${request.method} ${url} ${response.status} ${(seconds * 1000).toFixed(1)}ms`).pipe(
+            Effect.annotateLogs({ requestId })
+          )
+          return response
+          // Every failure is turned into a response above; the router's types expect a middleware to
+          // pass unknown errors on, so the (empty) error channel is widened back to `unhandled`.
+        }) as Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled, HttpServerRequest.HttpServerRequest>
+    }),
+    { global: true }
+  )

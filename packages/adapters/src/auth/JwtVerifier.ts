@@ -1,0 +1,70 @@
+import { InvalidToken, Principal, TokenVerifier } from "@payments-gaming/domain/auth"
+import { Effect, Layer, Option, Redacted, Schema } from "effect"
+import * as Jose from "jose"
+import { type JwtSettings, jwtSettings } from "./JwtConfig.ts"
+
+/** The claims we rely on; anything else in the token is ignored. */
+const Claims = Schema.Struct({
+  sub: Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(128)),
+  roles: Schema.optional(Schema.Array(Schema.String))
+})
+const decodeClaims = Schema.decodeUnknownEffect(Claims)
+
+// Each key kind accepts only its own algorithms: an HS256 secret never verifies an RS token and a
+// JWKS never verifies an HS token (the classic algorithm-confusion attack), and `none` never passes.
+const HMAC_ALGORITHMS = ["HS256"]
+const ASYMMETRIC_ALGORITHMS = ["RS256", "ES256", "EdDSA"]
+const CLOCK_TOLERANCE_SECONDS = 30
+
+type Key = Uint8Array | Jose.JWTVerifyGetKey
+
+const describe = (error: unknown): string => {
+  if (error instanceof Jose.errors.JWTExpired) return "token expired"
+  if (error instanceof Jose.errors.JWTClaimValidationFailed) return `claim ${error.claim} ${error.reason}`
+  if (error instanceof Jose.errors.JOSEAlgNotAllowed) return "algorithm not allowed"
+  if (error instanceof Jose.errors.JWSSignatureVerificationFailed) return "bad signature"
+  if (error instanceof Jose.errors.JWSInvalid || error instanceof Jose.errors.JWTInvalid) return "malformed token"
+  if (error instanceof Jose.errors.JWKSNoMatchingKey) return "no matching key"
+  return "token could not be verified"
+}
+
+const keyFor = (settings: JwtSettings): Effect.Effect<{ key: Key; algorithms: Array<string> }> => {
+  if (Option.isSome(settings.jwksUrl)) {
+    return Effect.succeed({ key: Jose.createRemoteJWKSet(settings.jwksUrl.value), algorithms: ASYMMETRIC_ALGORITHMS })
+  }
+  if (Option.isSome(settings.secret)) {
+    const key = new TextEncoder().encode(Redacted.value(settings.secret.value))
+    return Effect.succeed({ key, algorithms: HMAC_ALGORITHMS })
+  }
+  return Effect.die(new Error("AUTH_JWT_SECRET or AUTH_JWKS_URL must be configured"))
+}
+
+export const make = (settings: JwtSettings) =>
+  Effect.gen(function* () {
+    const { key, algorithms } = yield* keyFor(settings)
+    const options: Jose.JWTVerifyOptions = {
+      algorithms,
+      clockTolerance: CLOCK_TOLERANCE_SECONDS,
+      requiredClaims: ["exp", "sub"],
+      ...Option.match(settings.issuer, { onNone: () => ({}), onSome: (issuer) => ({ issuer }) }),
+      ...Option.match(settings.audience, { onNone: () => ({}), onSome: (audience) => ({ audience }) })
+    }
+
+    const verify = Effect.fn("TokenVerifier.verify")(function* (token: Redacted.Redacted<string>) {
+      const { payload } = yield* Effect.tryPromise({
+        // jose's overloads differ for a key and a key-set getter; both are accepted at run time.
+        try: () => Jose.jwtVerify(Redacted.value(token), key as Uint8Array, options),
+        catch: (error) => new InvalidToken({ reason: describe(error) })
+      })
+      const claims = yield* decodeClaims(payload).pipe(
+        Effect.mapError(() => new InvalidToken({ reason: "claims sub or roles are invalid" }))
+      )
+      return new Principal({ userId: claims.sub as Principal["userId"], roles: claims.roles ?? [] })
+    })
+
+    return TokenVerifier.of({ verify })
+  })
+
+export const layer = (settings: JwtSettings) => Layer.effect(TokenVerifier, make(settings))
+
+export const layerConfig = Layer.effect(TokenVerifier, Effect.flatMap(jwtSettings, make))

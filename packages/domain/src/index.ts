@@ -1,0 +1,2 @@
+// The domain's areas, each also importable on its own as `@payments-gaming/domain/<area>`.
+export * as Auth from "./auth/index.ts"

@@ -1,0 +1,38 @@
+import { PgClient } from "@effect/sql-pg"
+import { Effect, Layer, Redacted } from "effect"
+import * as Reactivity from "effect/reactivity/Reactivity"
+import type { SqlClient } from "effect/sql"
+import { inject } from "vitest"
+import { runMigrations } from "../../packages/adapters/src/postgres/Migrations.ts"
+import * as PostgresClient from "../../packages/adapters/src/postgres/PostgresClient.ts"
+
+let counter = 0
+
+/** A fresh, empty database on the run's PostgreSQL server; dropped when the scope closes. */
+export const freshDatabaseUrl = Effect.gen(function* () {
+  const adminUrl = inject("databaseAdminUrl")
+  const name = `pg_test_${inject("runId")}_${process.pid}_${counter++}`
+  const admin = yield* PgClient.make({ url: Redacted.make(adminUrl), maxConnections: 1 })
+  yield* admin`CREATE DATABASE ${admin(name)}`
+  yield* Effect.addFinalizer(() => admin`DROP DATABASE IF EXISTS ${admin(name)} WITH (FORCE)`.pipe(Effect.ignore))
+  const url = new URL(adminUrl)
+  url.pathname = `/${name}`
+  return url.toString()
+})
+
+/**
+ * The database layer for adapter tests: a fresh database on the real PostgreSQL (always in CI), or
+ * an in-memory embedded PGlite when no server answers, with every migration applied.
+ */
+export const TestDatabase: Layer.Layer<PgClient.PgClient | SqlClient.SqlClient> = Layer.unwrap(
+  Effect.gen(function* () {
+    if (inject("databaseMode") === "pglite") {
+      return PostgresClient.layer({ url: undefined, dataDir: undefined })
+    }
+    const url = yield* freshDatabaseUrl
+    return PostgresClient.layer({ url: Redacted.make(url), dataDir: undefined, maxConnections: 10 })
+  }).pipe(Effect.provide(Reactivity.layer))
+).pipe(
+  Layer.tap((context) => Effect.provide(runMigrations, context)),
+  Layer.orDie
+)

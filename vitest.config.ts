@@ -1,0 +1,20 @@
+import { defineConfig } from "vitest/config"
+
+export default defineConfig({
+  resolve: {
+    // Resolve our workspace packages to their TypeScript sources, as Node does with --conditions.
+    conditions: ["payments-gaming-source"]
+  },
+  test: {
+    include: [
+      "packages/*/src/**/*.test.ts",
+      "packages/*/test/**/*.test.ts",
+      "apps/*/test/**/*.test.ts",
+      "test/**/*.test.ts"
+    ],
+    globalSetup: ["test/support/globalSetup.ts"],
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    reporters: ["default"]
+  }
+})
