@@ -1,10 +1,10 @@
 import { defineConfig } from "vitest/config"
 
 export default defineConfig({
-  resolve: {
-    // Resolve our workspace packages to their TypeScript sources, as Node does with --conditions.
-    conditions: ["payments-gaming-source"]
-  },
+  // Resolve our workspace packages to their TypeScript sources, as Node does with
+  // --conditions=payments-gaming-source (imports of them may be left to Node as externals).
+  resolve: { conditions: ["payments-gaming-source"] },
+  ssr: { resolve: { conditions: ["payments-gaming-source"], externalConditions: ["payments-gaming-source"] } },
   test: {
     include: [
       "packages/*/src/**/*.test.ts",

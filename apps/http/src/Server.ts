@@ -3,6 +3,7 @@ import { NodeHttpServer } from "@effect/platform-node"
 import * as InternalKeyAdapter from "@payments-gaming/adapters/auth/InternalKey"
 import * as JwtVerifier from "@payments-gaming/adapters/auth/JwtVerifier"
 import * as DevSecrets from "@payments-gaming/adapters/config/DevSecrets"
+import * as Logging from "@payments-gaming/adapters/observability/Logging"
 import { runMigrations } from "@payments-gaming/adapters/postgres/Migrations"
 import * as PostgresClient from "@payments-gaming/adapters/postgres/PostgresClient"
 import { ByteSize, Config, Effect, Layer } from "effect"
@@ -10,7 +11,6 @@ import { HttpRouter, HttpServerRequest } from "effect/http"
 import { HttpApiBuilder, HttpApiScalar } from "effect/http-api"
 import { PrometheusMetrics } from "effect/observability"
 import { Api } from "./Api.ts"
-import * as Logging from "./Logging.ts"
 import * as Authentication from "./middleware/Authentication.ts"
 import * as InternalKey from "./middleware/InternalKey.ts"
 import * as RequireAdmin from "./middleware/RequireAdmin.ts"
@@ -59,15 +59,17 @@ const listen = Layer.unwrap(
   })
 )
 
+/** The HTTP application on whatever server, database and configuration it is given. */
+export const HttpApp = HttpRouter.serve(Routes, { disableLogger: true }).pipe(Layer.provide(Adapters))
+
 /**
  * The whole service: configuration (environment, then development secrets), logging, database,
  * adapters and the HTTP server. Closing its scope stops accepting, lets in-flight requests finish
  * and then closes the database pool.
  */
-export const ServiceLive = HttpRouter.serve(Routes, { disableLogger: true }).pipe(
+export const ServiceLive = HttpApp.pipe(
   Layer.provide(listen),
-  Layer.provide(Adapters),
   Layer.provide(Database),
-  Layer.provide(Logging.layerConfig),
-  Layer.provide(DevSecrets.layer)
+  // Secrets are resolved (and announced) with the service's logger, so production start-up logs stay JSON.
+  Layer.provide(DevSecrets.layer.pipe(Layer.provideMerge(Logging.layerConfig())))
 )

@@ -1,2 +1,2 @@
 export { Api } from "./Api.ts"
-export { Routes, ServiceLive } from "./Server.ts"
+export { HttpApp, Routes, ServiceLive } from "./Server.ts"

@@ -1,0 +1,92 @@
+import { assert, describe, layer } from "@effect/vitest"
+import { Effect } from "effect"
+import { request, TestServer } from "../support/TestServer.ts"
+
+const ENVELOPE_KEYS = ["timestamp", "status", "success", "message", "data"]
+
+describe("HTTP foundation", () => {
+  layer(TestServer(), { timeout: "60 seconds", excludeTestServices: true })((it) => {
+    it.effect("GET /healthz answers the envelope with an epoch timestamp", () =>
+      Effect.gen(function* () {
+        const before = Date.now()
+        const response = yield* request("/healthz")
+        assert.strictEqual(response.status, 200)
+        assert.deepStrictEqual(Object.keys(response.json), ENVELOPE_KEYS)
+        assert.deepStrictEqual(response.json.data, { status: "ok" })
+        assert.strictEqual(response.json.status, 200)
+        assert.strictEqual(response.json.success, true)
+        assert.match(response.json.timestamp, /^\d{13}$/)
+        assert.isAtLeast(Number(response.json.timestamp), before)
+      })
+    )
+
+    it.effect("GET /readyz reports the database", () =>
+      Effect.gen(function* () {
+        const response = yield* request("/readyz")
+        assert.strictEqual(response.status, 200)
+        assert.deepStrictEqual(response.json.data, { database: "ok" })
+      })
+    )
+
+    it.effect("an unknown route is a 404 envelope, and a known path with another method too", () =>
+      Effect.gen(function* () {
+        for (const [method, path] of [
+          ["GET", "/no/such/route"],
+          ["DELETE", "/healthz"]
+        ] as const) {
+          const response = yield* request(path, { method })
+          assert.strictEqual(response.status, 404)
+          assert.deepStrictEqual(Object.keys(response.json), ENVELOPE_KEYS)
+          assert.strictEqual(response.json.success, false)
+          assert.strictEqual(response.json.status, 404)
+          assert.isNull(response.json.data)
+        }
+      })
+    )
+
+    it.effect("X-Request-Id is echoed when sane and generated otherwise", () =>
+      Effect.gen(function* () {
+        const given = yield* request("/healthz", { headers: { "x-request-id": "abc-123" } })
+        assert.strictEqual(given.headers.get("x-request-id"), "abc-123")
+        const hostile = yield* request("/healthz", { headers: { "x-request-id": "a b\tc<script>" } })
+        assert.match(hostile.headers.get("x-request-id") ?? "", /^[0-9a-f-]{36}$/)
+        const none = yield* request("/healthz")
+        assert.match(none.headers.get("x-request-id") ?? "", /^[0-9a-f-]{36}$/)
+      })
+    )
+
+    it.effect("GET /openapi.json is OpenAPI 3.1 generated from the API", () =>
+      Effect.gen(function* () {
+        const response = yield* request("/openapi.json")
+        assert.strictEqual(response.status, 200)
+        assert.strictEqual(response.json.openapi, "3.1.0")
+        assert.property(response.json.paths, "/healthz")
+        assert.property(response.json.paths, "/readyz")
+      })
+    )
+
+    it.effect("GET /docs serves the API reference with its script inline", () =>
+      Effect.gen(function* () {
+        const response = yield* request("/docs")
+        assert.strictEqual(response.status, 200)
+        assert.include(response.headers.get("content-type") ?? "", "text/html")
+        assert.include(response.text, "api-reference")
+        // The reference's script is served inline by this server, not loaded from a CDN.
+        assert.notMatch(response.text, /<script[^>]+src=/)
+      })
+    )
+
+    it.effect("GET /metrics counts requests by route pattern and status", () =>
+      Effect.gen(function* () {
+        yield* request("/healthz")
+        yield* request("/definitely/unknown/42")
+        const response = yield* request("/metrics")
+        assert.strictEqual(response.status, 200)
+        assert.match(response.text, /http_requests_total\{[^}]*route="\/healthz"[^}]*status="200"[^}]*\} \d+/)
+        assert.match(response.text, /http_requests_total\{[^}]*route="unmatched"[^}]*status="404"[^}]*\} \d+/)
+        assert.match(response.text, /http_request_duration_seconds_bucket\{/)
+        assert.notInclude(response.text, "/definitely/unknown/42")
+      })
+    )
+  })
+})
