@@ -12,7 +12,9 @@ let counter = 0
 export const freshDatabaseUrl = Effect.gen(function* () {
   const adminUrl = inject("databaseAdminUrl")
   const name = `pg_test_${inject("runId")}_${process.pid}_${counter++}`
-  const admin = yield* PgClient.make({ url: Redacted.make(adminUrl), maxConnections: 1 })
+  const admin = yield* PgClient.make({ url: Redacted.make(adminUrl), maxConnections: 1 }).pipe(
+    Effect.provide(Reactivity.layer)
+  )
   yield* admin`CREATE DATABASE ${admin(name)}`
   yield* Effect.addFinalizer(() => admin`DROP DATABASE IF EXISTS ${admin(name)} WITH (FORCE)`.pipe(Effect.ignore))
   const url = new URL(adminUrl)
@@ -36,3 +38,7 @@ export const TestDatabase: Layer.Layer<PgClient.PgClient | SqlClient.SqlClient> 
   Layer.tap((context) => Effect.provide(runMigrations, context)),
   Layer.orDie
 )
+
+/** A one-connection client on `url`, for tests that inspect a database another process wrote. */
+export const clientFor = (url: string) =>
+  PgClient.make({ url: Redacted.make(url), maxConnections: 1 }).pipe(Effect.provide(Reactivity.layer))

@@ -4,13 +4,14 @@ import { Cause, Effect } from "effect"
 import { CliError, Command } from "effect/cli"
 import packageJson from "../package.json" with { type: "json" }
 import { db } from "./DbCommand.ts"
+import { push } from "./PushCommand.ts"
 import { UsageError } from "./Runtime.ts"
 import { serve } from "./ServeCommand.ts"
 import { token } from "./TokenCommand.ts"
 
 const root = Command.make("payments-gaming").pipe(
   Command.withDescription("Payments and gaming service: server and operator commands"),
-  Command.withSubcommands([serve, db, token])
+  Command.withSubcommands([serve, db, token, push])
 )
 
 /** Exit codes: 0 success, 1 the command failed, 2 bad usage (unknown command, missing or bad flag). */

@@ -4,8 +4,10 @@ import * as InternalKeyAdapter from "@payments-gaming/adapters/auth/InternalKey"
 import * as JwtVerifier from "@payments-gaming/adapters/auth/JwtVerifier"
 import * as DevSecrets from "@payments-gaming/adapters/config/DevSecrets"
 import * as Logging from "@payments-gaming/adapters/observability/Logging"
-import { runMigrations } from "@payments-gaming/adapters/postgres/Migrations"
-import * as PostgresClient from "@payments-gaming/adapters/postgres/PostgresClient"
+import * as Database from "@payments-gaming/adapters/postgres/Database"
+import * as PushDeliveryRepository from "@payments-gaming/adapters/postgres/PushDeliveryRepository"
+import * as PushGatewaysLive from "@payments-gaming/adapters/push/PushGatewaysLive"
+import { PushService } from "@payments-gaming/domain/push"
 import { ByteSize, Config, Effect, Layer } from "effect"
 import { HttpRouter, HttpServerRequest } from "effect/http"
 import { HttpApiBuilder, HttpApiScalar } from "effect/http-api"
@@ -17,13 +19,14 @@ import * as RequireAdmin from "./middleware/RequireAdmin.ts"
 import * as ResponseMiddleware from "./middleware/ResponseMiddleware.ts"
 import { makeRouteLabels } from "./middleware/RouteLabels.ts"
 import * as SchemaErrors from "./middleware/SchemaErrors.ts"
+import { PushHandlers } from "./push/PushHandlers.ts"
 import * as ResponseTime from "./ResponseTime.ts"
 import { SystemHandlers } from "./system/SystemHandlers.ts"
 
 export const MAX_BODY = ByteSize.kibibytes(256)
 
 const ApiRoutes = HttpApiBuilder.layer(Api, { openapiPath: "/openapi.json" }).pipe(
-  Layer.provide([SystemHandlers]),
+  Layer.provide([SystemHandlers, PushHandlers]),
   Layer.provide([SchemaErrors.layer, Authentication.layer, RequireAdmin.layer, InternalKey.layer])
 )
 
@@ -41,15 +44,18 @@ export const Routes = Layer.mergeAll(
   ResponseMiddleware.layer(routeLabel)
 ).pipe(Layer.provide(Layer.succeed(HttpServerRequest.MaxBodySize, MAX_BODY)))
 
+/** The push use case on the configured gateways (or the development sink), recording every attempt. */
+export const PushLive = PushService.layer.pipe(
+  Layer.provide(Layer.merge(PushGatewaysLive.layerConfig, PushDeliveryRepository.layer))
+)
+
 /** The adapters behind the ports, from configuration. */
 export const Adapters = Layer.mergeAll(
   JwtVerifier.layerConfig,
   InternalKeyAdapter.layerConfig,
-  ResponseTime.layerConfig
+  ResponseTime.layerConfig,
+  PushLive
 )
-
-/** The database, migrated before the server accepts a request. */
-export const Database = Layer.effectDiscard(runMigrations).pipe(Layer.provideMerge(PostgresClient.layerConfig))
 
 const listen = Layer.unwrap(
   Effect.gen(function* () {
@@ -69,7 +75,7 @@ export const HttpApp = HttpRouter.serve(Routes, { disableLogger: true }).pipe(La
  */
 export const ServiceLive = HttpApp.pipe(
   Layer.provide(listen),
-  Layer.provide(Database),
+  Layer.provide(Database.layerConfig),
   // Secrets are resolved (and announced) with the service's logger, so production start-up logs stay JSON.
   Layer.provide(DevSecrets.layer.pipe(Layer.provideMerge(Logging.layerConfig())))
 )

@@ -1,11 +1,13 @@
 import type { Effect } from "effect"
 import type { SqlClient } from "effect/sql"
 import foundation from "./0001_foundation.ts"
+import pushDeliveries from "./0005_push_deliveries.ts"
 
 /**
  * Every migration, keyed `<id>_<name>`. Statically imported (not read from a folder) so the set is
  * checked by the compiler and bundled with the code. Ids are never reused or reordered.
  */
 export const migrations: Record<string, Effect.Effect<unknown, unknown, SqlClient.SqlClient>> = {
-  "0001_foundation": foundation
+  "0001_foundation": foundation,
+  "0005_push_deliveries": pushDeliveries
 }

@@ -1,0 +1,6 @@
+export * from "./Errors.ts"
+export * from "./Model.ts"
+export * from "./PayloadSize.ts"
+export * from "./PushDeliveryLog.ts"
+export * from "./PushGateways.ts"
+export * from "./PushService.ts"

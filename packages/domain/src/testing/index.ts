@@ -1,0 +1,2 @@
+// In-memory port layers for domain unit tests, here and in other services' tests.
+export * as PushTesting from "../push/testing.ts"

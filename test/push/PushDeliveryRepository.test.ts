@@ -1,0 +1,109 @@
+import { assert, describe, layer } from "@effect/vitest"
+import { DateTime, Effect, Layer } from "effect"
+import { SqlClient } from "effect/sql"
+import migration0005 from "../../packages/adapters/src/postgres/migrations/0005_push_deliveries.ts"
+import * as PushDeliveryRepository from "../../packages/adapters/src/postgres/PushDeliveryRepository.ts"
+import { failure } from "../../packages/domain/src/push/Model.ts"
+import { type PushDeliveryAttempt, PushDeliveryLog } from "../../packages/domain/src/push/PushDeliveryLog.ts"
+import { PushService } from "../../packages/domain/src/push/PushService.ts"
+import { PushGatewaysFake } from "../../packages/domain/src/push/testing.ts"
+import { TestDatabase } from "../support/TestDatabase.ts"
+
+// The migration is run here as well, in case the shared list does not include it yet; it is idempotent.
+const Database = Layer.effectDiscard(migration0005).pipe(Layer.provideMerge(TestDatabase))
+const TestLayer = PushService.layer.pipe(
+  Layer.provideMerge(Layer.merge(PushDeliveryRepository.layer, PushGatewaysFake.layer)),
+  Layer.provideMerge(Database)
+)
+
+interface Row {
+  readonly id: unknown
+  readonly token_type: string
+  readonly token_hash: string
+  readonly token_last8: string
+  readonly provider: string
+  readonly success: boolean
+  readonly error_code: string | null
+  readonly error_message: string | null
+  readonly provider_message_id: string | null
+  readonly latency_ms: number
+  readonly created_at: Date
+}
+
+const attempt: PushDeliveryAttempt = {
+  tokenType: "APNS",
+  tokenHash: "a".repeat(64),
+  tokenLast8: "89abcdef",
+  provider: "apns",
+  success: false,
+  errorCode: "UNREGISTERED",
+  errorMessage: "Unregistered",
+  providerMessageId: null,
+  latencyMs: 42,
+  at: DateTime.makeUnsafe("2026-03-01T10:20:30.456Z")
+}
+
+describe("PushDeliveryRepository", () => {
+  layer(TestLayer, { timeout: "60 seconds" })((it) => {
+    it.effect("stores an attempt as given", () =>
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        const log = yield* PushDeliveryLog
+        yield* log.record(attempt)
+        const rows = yield* sql<Row>`SELECT * FROM push_deliveries WHERE token_hash = ${attempt.tokenHash}`
+        assert.strictEqual(rows.length, 1)
+        const { id, created_at, ...row } = rows[0]!
+        assert.isNotNull(id)
+        assert.strictEqual(created_at.toISOString(), "2026-03-01T10:20:30.456Z")
+        assert.deepStrictEqual(row, {
+          token_type: "APNS",
+          token_hash: attempt.tokenHash,
+          token_last8: "89abcdef",
+          provider: "apns",
+          success: false,
+          error_code: "UNREGISTERED",
+          error_message: "Unregistered",
+          provider_message_id: null,
+          latency_ms: 42
+        })
+      })
+    )
+
+    it.effect("refuses a contradictory attempt with DeliveryNotRecorded", () =>
+      Effect.gen(function* () {
+        const log = yield* PushDeliveryLog
+        const error = yield* log.record({ ...attempt, tokenHash: "b".repeat(64), success: true }).pipe(Effect.flip)
+        assert.strictEqual(error._tag, "DeliveryNotRecorded")
+      })
+    )
+
+    it.effect("PushService records each send, the token only as hash and last 8 characters", () =>
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        const service = yield* PushService
+        const fake = yield* PushGatewaysFake
+        const token = "fcm-token-for-the-repository-test-0123456789"
+        yield* fake.answerNext("FCM", { result: failure("QUOTA_EXCEEDED", "Quota exceeded") })
+
+        yield* service.send({ tokenType: "FCM", token, title: "T", body: "B" })
+        yield* service.send({ tokenType: "FCM", token, title: "T", body: "B" })
+
+        const rows = yield* sql<Row>`SELECT * FROM push_deliveries WHERE token_last8 = ${"23456789"} ORDER BY id`
+        assert.deepStrictEqual(
+          rows.map((row) => [row.token_type, row.provider, row.success, row.error_code, row.provider_message_id]),
+          [
+            ["FCM", "fcm", false, "QUOTA_EXCEEDED", null],
+            ["FCM", "fcm", true, null, "fake-2"]
+          ]
+        )
+        assert.match(rows[0]!.token_hash, /^[0-9a-f]{64}$/)
+        assert.strictEqual(rows[0]!.token_hash, rows[1]!.token_hash)
+        const [{ leaks }] = (yield* sql<{ leaks: number }>`
+          SELECT count(*)::int AS leaks FROM push_deliveries WHERE row_to_json(push_deliveries)::text LIKE ${`%${token}%`}`) as [
+          { leaks: number }
+        ]
+        assert.strictEqual(leaks, 0)
+      })
+    )
+  })
+})

@@ -1,0 +1,136 @@
+import { once } from "node:events"
+import type { IncomingMessage, ServerResponse } from "node:http"
+import https from "node:https"
+import type { AddressInfo } from "node:net"
+import tls from "node:tls"
+import { Context, Effect, Layer } from "effect"
+import { makeTestCertificates, type TestCertificates } from "./TestCertificates.ts"
+
+/** What the fake saw of one request. */
+export interface FcmRequest {
+  readonly method: string | undefined
+  readonly path: string | undefined
+  readonly authorization: string | undefined
+  readonly body: unknown
+}
+
+/** How the fake answers a token: an HTTP status and JSON (or raw text) body, or never. */
+export type FcmReply =
+  | { readonly status: number; readonly json: unknown }
+  | { readonly status: number; readonly text: string }
+  | "hang"
+
+const FCM_ERROR_TYPE = "type.googleapis.com/google.firebase.fcm.v1.FcmError"
+
+/** An FCM HTTP v1 error body (google.rpc.Status), with an FCM `errorCode` detail when given. */
+export const fcmError = (code: number, status: string, message: string, errorCode?: string): FcmReply => ({
+  status: code,
+  json: {
+    error: {
+      code,
+      message,
+      status,
+      ...(errorCode === undefined ? {} : { details: [{ "@type": FCM_ERROR_TYPE, errorCode }] })
+    }
+  }
+})
+
+/**
+ * A loopback stand-in for fcm.googleapis.com, and the agent that routes firebase-admin to it over
+ * TLS checked against a test CA for the real host name.
+ */
+export class FakeFcmServer extends Context.Service<
+  FakeFcmServer,
+  {
+    readonly port: number
+    readonly agent: https.Agent
+    readonly certificates: TestCertificates
+    /** Every request received for a token, in order. */
+    readonly requestsFor: (token: string) => ReadonlyArray<FcmRequest>
+    readonly replyTo: (token: string, reply: FcmReply) => void
+  }
+>()("test/push/FakeFcmServer") {
+  static readonly layer = Layer.effect(
+    FakeFcmServer,
+    Effect.gen(function* () {
+      const certificates = yield* makeTestCertificates
+      const requests: Array<FcmRequest & { readonly token: string }> = []
+      const replies = new Map<string, FcmReply>()
+      let sent = 0
+
+      const handle = async (request: IncomingMessage, response: ServerResponse) => {
+        const chunks: Array<Buffer> = []
+        for await (const chunk of request) chunks.push(chunk as Buffer)
+        const body: unknown = JSON.parse(Buffer.concat(chunks).toString("utf8") || "null")
+        const token = (body as { message?: { token?: string } } | null)?.message?.token ?? ""
+        requests.push({
+          token,
+          method: request.method,
+          path: request.url,
+          authorization: request.headers.authorization,
+          body
+        })
+        const reply = replies.get(token)
+        if (reply === "hang") return
+        if (reply === undefined) {
+          const projectId = /^\/v1\/projects\/([^/]+)\/messages:send$/.exec(request.url ?? "")?.[1] ?? "unknown"
+          sent += 1
+          response.writeHead(200, { "content-type": "application/json; charset=UTF-8" })
+          response.end(JSON.stringify({ name: `projects/${projectId}/messages/${sent}` }))
+        } else if ("json" in reply) {
+          response.writeHead(reply.status, { "content-type": "application/json; charset=UTF-8" })
+          response.end(JSON.stringify(reply.json))
+        } else {
+          response.writeHead(reply.status, { "content-type": "text/html; charset=UTF-8" })
+          response.end(reply.text)
+        }
+      }
+
+      const server = https.createServer(
+        { key: certificates.serverKeyPem, cert: certificates.serverCertPem },
+        (req, res) => {
+          handle(req, res).catch(() => res.destroy())
+        }
+      )
+      yield* Effect.acquireRelease(
+        Effect.promise(async () => {
+          server.listen(0, "127.0.0.1")
+          await once(server, "listening")
+        }),
+        () =>
+          Effect.promise(async () => {
+            server.closeAllConnections()
+            await new Promise((resolve) => server.close(resolve))
+          })
+      )
+      const port = (server.address() as AddressInfo).port
+
+      // Whatever host firebase-admin asks for, connect to the fake; TLS still checks the name.
+      class LoopbackAgent extends https.Agent {
+        override createConnection(options: https.RequestOptions) {
+          return tls.connect({
+            host: "127.0.0.1",
+            port,
+            servername: options.servername ?? options.host ?? undefined,
+            ca: certificates.caPem,
+            ALPNProtocols: ["http/1.1"]
+          })
+        }
+      }
+      const agent = yield* Effect.acquireRelease(
+        Effect.sync(() => new LoopbackAgent()),
+        (agent) => Effect.sync(() => agent.destroy())
+      )
+
+      return FakeFcmServer.of({
+        port,
+        agent,
+        certificates,
+        requestsFor: (token) => requests.filter((request) => request.token === token),
+        replyTo: (token, reply) => {
+          replies.set(token, reply)
+        }
+      })
+    })
+  )
+}
