@@ -2,11 +2,13 @@ import { HttpApi, OpenApi } from "effect/http-api"
 import { SchemaErrors } from "./middleware/SchemaErrors.ts"
 import { PushApi } from "./push/PushApi.ts"
 import { SystemApi } from "./system/SystemApi.ts"
+import { TriviaApi } from "./trivia/TriviaApi.ts"
 
 /** The HTTP contract of the service: one group per area, every decode failure shaped as a 400. */
 export class Api extends HttpApi.make("payments-gaming")
   .add(SystemApi)
   .add(PushApi)
+  .add(TriviaApi)
   .middleware(SchemaErrors)
   .annotate(HttpApi.PayloadParseOptions, { errors: "all" })
   .annotateMerge(

@@ -4,10 +4,12 @@ import * as InternalKeyAdapter from "@payments-gaming/adapters/auth/InternalKey"
 import * as JwtVerifier from "@payments-gaming/adapters/auth/JwtVerifier"
 import * as DevSecrets from "@payments-gaming/adapters/config/DevSecrets"
 import * as Logging from "@payments-gaming/adapters/observability/Logging"
+import * as ChallengeRepositoryPg from "@payments-gaming/adapters/postgres/ChallengeRepository"
 import * as Database from "@payments-gaming/adapters/postgres/Database"
 import * as PushDeliveryRepository from "@payments-gaming/adapters/postgres/PushDeliveryRepository"
 import * as PushGatewaysLive from "@payments-gaming/adapters/push/PushGatewaysLive"
 import { PushService } from "@payments-gaming/domain/push"
+import { TriviaService } from "@payments-gaming/domain/trivia"
 import { ByteSize, Config, Effect, Layer } from "effect"
 import { HttpRouter, HttpServerRequest } from "effect/http"
 import { HttpApiBuilder, HttpApiScalar } from "effect/http-api"
@@ -22,11 +24,12 @@ import * as SchemaErrors from "./middleware/SchemaErrors.ts"
 import { PushHandlers } from "./push/PushHandlers.ts"
 import * as ResponseTime from "./ResponseTime.ts"
 import { SystemHandlers } from "./system/SystemHandlers.ts"
+import { TriviaHandlers } from "./trivia/TriviaHandlers.ts"
 
 export const MAX_BODY = ByteSize.kibibytes(256)
 
 const ApiRoutes = HttpApiBuilder.layer(Api, { openapiPath: "/openapi.json" }).pipe(
-  Layer.provide([SystemHandlers, PushHandlers]),
+  Layer.provide([SystemHandlers, PushHandlers, TriviaHandlers]),
   Layer.provide([SchemaErrors.layer, Authentication.layer, RequireAdmin.layer, InternalKey.layer])
 )
 
@@ -49,12 +52,15 @@ export const PushLive = PushService.layer.pipe(
   Layer.provide(Layer.merge(PushGatewaysLive.layerConfig, PushDeliveryRepository.layer))
 )
 
+export const TriviaLive = TriviaService.layer.pipe(Layer.provide(ChallengeRepositoryPg.layer))
+
 /** The adapters behind the ports, from configuration. */
 export const Adapters = Layer.mergeAll(
   JwtVerifier.layerConfig,
   InternalKeyAdapter.layerConfig,
   ResponseTime.layerConfig,
-  PushLive
+  PushLive,
+  TriviaLive
 )
 
 const listen = Layer.unwrap(

@@ -1,2 +1,3 @@
 // In-memory port layers for domain unit tests, here and in other services' tests.
 export * as PushTesting from "../push/testing.ts"
+export * as TriviaTesting from "../trivia/testing.ts"

@@ -1,0 +1,5 @@
+export * from "./ChallengeRepository.ts"
+export * from "./Errors.ts"
+export * from "./Model.ts"
+export * as PrizeAllocation from "./PrizeAllocation.ts"
+export * from "./TriviaService.ts"
