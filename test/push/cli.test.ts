@@ -4,7 +4,7 @@ import { join } from "node:path"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { inject } from "vitest"
-import { runCli } from "../support/runCli.ts"
+import { runCli } from "../support/NodeProcess.ts"
 import { clientFor, freshDatabaseUrl } from "../support/TestDatabase.ts"
 import { TEST_ENV } from "../support/TestServer.ts"
 

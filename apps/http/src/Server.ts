@@ -10,7 +10,7 @@ import * as PushDeliveryRepository from "@payments-gaming/adapters/postgres/Push
 import * as PushGatewaysLive from "@payments-gaming/adapters/push/PushGatewaysLive"
 import { PushService } from "@payments-gaming/domain/push"
 import { TriviaService } from "@payments-gaming/domain/trivia"
-import { ByteSize, Config, Effect, Layer } from "effect"
+import { ByteSize, Config, ConfigProvider, Effect, Layer } from "effect"
 import { HttpRouter, HttpServerRequest } from "effect/http"
 import { HttpApiBuilder, HttpApiScalar } from "effect/http-api"
 import { PrometheusMetrics } from "effect/observability"
@@ -65,7 +65,15 @@ export const Adapters = Layer.mergeAll(
 
 const listen = Layer.unwrap(
   Effect.gen(function* () {
-    const port = yield* Config.Port("PORT").pipe(Config.withDefault(8080))
+    // 0 is allowed: the kernel picks a free port, which the listen log line reports.
+    const port = yield* Config.Int("PORT").pipe(
+      Config.mapEffect((port) =>
+        port >= 0 && port <= 65535
+          ? Effect.succeed(port)
+          : Effect.fail(new Config.ConfigError(new ConfigProvider.SourceError({ message: "PORT must be 0 to 65535" })))
+      ),
+      Config.withDefault(8080)
+    )
     const host = yield* Config.String("HOST").pipe(Config.withDefault("127.0.0.1"))
     return NodeHttpServer.layer(createServer, { port, host, gracefulShutdownTimeout: "20 seconds" })
   })

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto"
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
-import { join, resolve } from "node:path"
+import { chmodSync, existsSync, linkSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs"
+import { dirname, resolve } from "node:path"
 import { Config, ConfigProvider, Effect, Layer, Option, Schema } from "effect"
 
 /** The secrets a development machine may generate for itself; production must be given each one. */
@@ -36,29 +36,51 @@ const isSet = (name: string) =>
 
 const generate = () => randomBytes(32).toString("base64url")
 
+const readSecrets = (path: string): Record<string, string> =>
+  existsSync(path) ? Schema.decodeUnknownSync(SecretsFile)(readFileSync(path, "utf8")) : {}
+
 /**
  * Loads `DATA_DIR/dev-secrets.json`, adds any secret it lacks, and writes it back with mode 0600.
+ * Two processes starting together on a fresh DATA_DIR must agree on one set of secrets, so the
+ * file is written to a private temporary name and linked into place only if nobody else has done
+ * so first (link fails on an existing name); the loser reads the winner's file.
  * Returns the secrets and the names generated this time, so start-up can announce them.
  */
 const loadOrCreate = (path: string) =>
   Effect.try({
     try: () => {
-      const existing = existsSync(path) ? Schema.decodeUnknownSync(SecretsFile)(readFileSync(path, "utf8")) : {}
-      const secrets: Record<string, string> = { ...existing }
-      const generated: Array<SecretName> = []
-      for (const name of GENERATED_SECRETS) {
-        if (secrets[name] === undefined || secrets[name] === "") {
-          secrets[name] = generate()
-          generated.push(name)
+      for (let attempt = 0; ; attempt++) {
+        const existing = readSecrets(path)
+        const secrets: Record<string, string> = { ...existing }
+        const generated: Array<SecretName> = []
+        for (const name of GENERATED_SECRETS) {
+          if (secrets[name] === undefined || secrets[name] === "") {
+            secrets[name] = generate()
+            generated.push(name)
+          }
+        }
+        if (generated.length === 0) {
+          // A file copied in with loose permissions is tightened: it holds signing keys.
+          chmodSync(path, 0o600)
+          return { secrets, generated }
+        }
+        mkdirSync(dirname(path), { recursive: true })
+        const temporary = `${path}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`
+        writeFileSync(temporary, `${JSON.stringify(secrets, null, 2)}\n`, { mode: 0o600, flag: "wx" })
+        try {
+          if (existsSync(path)) {
+            // Completing a partial file: replace it atomically.
+            renameSync(temporary, path)
+          } else {
+            linkSync(temporary, path)
+          }
+          return { secrets, generated }
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code !== "EEXIST" || attempt > 3) throw error
+        } finally {
+          rmSync(temporary, { force: true })
         }
       }
-      if (generated.length > 0) {
-        mkdirSync(join(path, ".."), { recursive: true })
-        writeFileSync(path, `${JSON.stringify(secrets, null, 2)}\n`, { mode: 0o600 })
-      }
-      // A file copied in with loose permissions is tightened: it holds signing keys.
-      chmodSync(path, 0o600)
-      return { secrets, generated }
     },
     catch: (cause) => new DevSecretsError({ path, cause })
   })
