@@ -1,4 +1,6 @@
 import { HttpApi, OpenApi } from "effect/http-api"
+import { BankingAdminApi, WalletApi } from "./banking/WalletApi.ts"
+import { WebhookApi } from "./banking/WebhookApi.ts"
 import { SchemaErrors } from "./middleware/SchemaErrors.ts"
 import { PushApi } from "./push/PushApi.ts"
 import { SystemApi } from "./system/SystemApi.ts"
@@ -9,6 +11,9 @@ export class Api extends HttpApi.make("payments-gaming")
   .add(SystemApi)
   .add(PushApi)
   .add(TriviaApi)
+  .add(WebhookApi)
+  .add(WalletApi)
+  .add(BankingAdminApi)
   .middleware(SchemaErrors)
   .annotate(HttpApi.PayloadParseOptions, { errors: "all" })
   .annotateMerge(

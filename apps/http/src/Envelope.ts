@@ -1,4 +1,5 @@
 import { Effect, Schema } from "effect"
+import { HttpServerResponse } from "effect/http"
 import { ResponseTime } from "./ResponseTime.ts"
 
 /** One entry of a validation failure: where, and what is wrong there. */
@@ -32,3 +33,10 @@ const build =
 export const ok = build("epoch")
 /** A success envelope stamped with a local date-time in `APP_TIMEZONE` (the trivia area). */
 export const okLocal = build("local")
+
+/**
+ * An envelope answered with a status chosen at run time (201 for a new resource, 200 for the same
+ * one again), where the endpoint's schema documents both.
+ */
+export const respond = <A>(envelope: { readonly status: number } & A) =>
+  HttpServerResponse.jsonUnsafe(envelope, { status: envelope.status })

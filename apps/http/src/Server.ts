@@ -4,10 +4,12 @@ import * as InternalKeyAdapter from "@payments-gaming/adapters/auth/InternalKey"
 import * as JwtVerifier from "@payments-gaming/adapters/auth/JwtVerifier"
 import * as DevSecrets from "@payments-gaming/adapters/config/DevSecrets"
 import * as Logging from "@payments-gaming/adapters/observability/Logging"
+import * as BankingPostgres from "@payments-gaming/adapters/postgres/BankingPostgres"
 import * as ChallengeRepositoryPg from "@payments-gaming/adapters/postgres/ChallengeRepository"
 import * as Database from "@payments-gaming/adapters/postgres/Database"
 import * as PushDeliveryRepository from "@payments-gaming/adapters/postgres/PushDeliveryRepository"
 import * as PushGatewaysLive from "@payments-gaming/adapters/push/PushGatewaysLive"
+import * as WebhookSignature from "@payments-gaming/adapters/signature/WebhookSignature"
 import { PushService } from "@payments-gaming/domain/push"
 import { TriviaService } from "@payments-gaming/domain/trivia"
 import { ByteSize, Config, ConfigProvider, Effect, Layer } from "effect"
@@ -15,6 +17,8 @@ import { HttpRouter, HttpServerRequest } from "effect/http"
 import { HttpApiBuilder, HttpApiScalar } from "effect/http-api"
 import { PrometheusMetrics } from "effect/observability"
 import { Api } from "./Api.ts"
+import { BankingAdminHandlers, WalletHandlers } from "./banking/WalletHandlers.ts"
+import { WebhookHandlers } from "./banking/WebhookHandlers.ts"
 import * as Authentication from "./middleware/Authentication.ts"
 import * as InternalKey from "./middleware/InternalKey.ts"
 import * as RequireAdmin from "./middleware/RequireAdmin.ts"
@@ -29,7 +33,7 @@ import { TriviaHandlers } from "./trivia/TriviaHandlers.ts"
 export const MAX_BODY = ByteSize.kibibytes(256)
 
 const ApiRoutes = HttpApiBuilder.layer(Api, { openapiPath: "/openapi.json" }).pipe(
-  Layer.provide([SystemHandlers, PushHandlers, TriviaHandlers]),
+  Layer.provide([SystemHandlers, PushHandlers, TriviaHandlers, WebhookHandlers, WalletHandlers, BankingAdminHandlers]),
   Layer.provide([SchemaErrors.layer, Authentication.layer, RequireAdmin.layer, InternalKey.layer])
 )
 
@@ -54,13 +58,17 @@ export const PushLive = PushService.layer.pipe(
 
 export const TriviaLive = TriviaService.layer.pipe(Layer.provide(ChallengeRepositoryPg.layer))
 
+/** Webhook intake, wallets and transfers on the PostgreSQL ledger; signatures from WEBHOOK_SECRETS. */
+export const BankingLive = Layer.mergeAll(BankingPostgres.layer, WebhookSignature.layerConfig)
+
 /** The adapters behind the ports, from configuration. */
 export const Adapters = Layer.mergeAll(
   JwtVerifier.layerConfig,
   InternalKeyAdapter.layerConfig,
   ResponseTime.layerConfig,
   PushLive,
-  TriviaLive
+  TriviaLive,
+  BankingLive
 )
 
 const listen = Layer.unwrap(

@@ -1,6 +1,7 @@
 import type { Effect } from "effect"
 import type { SqlClient } from "effect/sql"
 import foundation from "./0001_foundation.ts"
+import ledgerBanking from "./0002_ledger_banking.ts"
 import trivia from "./0004_trivia.ts"
 import pushDeliveries from "./0005_push_deliveries.ts"
 
@@ -10,6 +11,7 @@ import pushDeliveries from "./0005_push_deliveries.ts"
  */
 export const migrations: Record<string, Effect.Effect<unknown, unknown, SqlClient.SqlClient>> = {
   "0001_foundation": foundation,
+  "0002_ledger_banking": ledgerBanking,
   "0004_trivia": trivia,
   "0005_push_deliveries": pushDeliveries
 }

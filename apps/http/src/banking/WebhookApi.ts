@@ -1,0 +1,25 @@
+import { CreditPayload, IgnoredPayload, TransferPayload } from "@payments-gaming/domain/banking"
+import { Schema } from "effect"
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
+import { BadRequest, Unauthorized } from "../ApiErrors.ts"
+import { ReducedEnvelope } from "../Envelope.ts"
+
+export class WebhookApi extends HttpApiGroup.make("webhook")
+  .add(
+    HttpApiEndpoint.post("coreBanking", "/v1/webhook/core-banking/provider", {
+      // Documents the body; the handler reads the raw bytes itself, because the signature is
+      // checked over the exact bytes before anything is parsed.
+      payload: Schema.Union([CreditPayload, TransferPayload, IgnoredPayload]),
+      success: ReducedEnvelope(Schema.Literal("OK")),
+      error: [Unauthorized, BadRequest]
+    }).annotateMerge(
+      OpenApi.annotations({
+        summary: "Core-banking provider notifications (virtual-account credits, transfer outcomes)",
+        description:
+          "X-Provider-Signature: hex HMAC-SHA256 of the raw body with one of WEBHOOK_SECRETS. Idempotent on " +
+          "(event kind, data.reference); every accepted event is stored with its outcome. Answers use the " +
+          "reduced envelope { status, message, data }."
+      })
+    )
+  )
+  .annotateMerge(OpenApi.annotations({ title: "Core-banking webhook" })) {}

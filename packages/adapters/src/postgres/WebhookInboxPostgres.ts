@@ -1,0 +1,105 @@
+import { EventKind, Outcome, type WebhookEvent, WebhookInbox } from "@payments-gaming/domain/banking"
+import { Effect, Layer, Option, Schema } from "effect"
+import { SqlClient } from "effect/sql"
+
+const EventRow = Schema.Struct({
+  id: Schema.String,
+  kind: EventKind,
+  reference: Schema.String,
+  dedup_key: Schema.String,
+  raw_body: Schema.Uint8Array,
+  signature: Schema.String,
+  received_at: Schema.Date,
+  outcome: Outcome,
+  reason: Schema.NullOr(Schema.String),
+  processed_at: Schema.NullOr(Schema.Date)
+})
+const decodeRows = Schema.decodeUnknownEffect(Schema.Array(EventRow))
+
+const toEvent = (row: typeof EventRow.Type): WebhookEvent => ({
+  id: row.id,
+  kind: row.kind,
+  reference: row.reference,
+  dedupKey: row.dedup_key,
+  rawBody: row.raw_body,
+  signature: row.signature,
+  receivedAt: row.received_at,
+  outcome: row.outcome,
+  reason: row.reason,
+  processedAt: row.processed_at
+})
+
+// Ids come from operators and the CLI; a non-UUID cannot name an event, and must not reach a
+// uuid comparison that PostgreSQL would reject with an error.
+const uuid = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/
+
+/**
+ * Webhook events on PostgreSQL. `store` is one INSERT … ON CONFLICT (kind, reference) DO NOTHING:
+ * of any number of concurrent deliveries of one event, in any number of processes, exactly one
+ * inserts; the others wait for it on the unique index and then read it back as a duplicate.
+ */
+export const layer = Layer.effect(
+  WebhookInbox,
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+
+    const first = (rows: unknown) =>
+      Effect.map(decodeRows(rows), (events) => Option.map(Option.fromUndefinedOr(events[0]), toEvent))
+
+    const store = Effect.fn("WebhookInbox.store")(function* (event: {
+      readonly kind: EventKind
+      readonly reference: string
+      readonly dedupKey: string
+      readonly rawBody: Uint8Array
+      readonly signature: string
+      readonly receivedAt: Date
+    }) {
+      const inserted = yield* first(
+        yield* sql`INSERT INTO webhook_events (kind, reference, dedup_key, raw_body, signature, received_at)
+          VALUES (${event.kind}, ${event.reference}, ${event.dedupKey}, ${event.rawBody}, ${event.signature}, ${event.receivedAt})
+          ON CONFLICT (kind, reference) DO NOTHING
+          RETURNING *`
+      )
+      if (Option.isSome(inserted)) return { _tag: "Stored" as const, event: inserted.value }
+      const existing = yield* first(
+        yield* sql`SELECT * FROM webhook_events WHERE kind = ${event.kind} AND reference = ${event.reference}`
+      )
+      return { _tag: "Duplicate" as const, event: Option.getOrThrow(existing) }
+    }, Effect.orDie)
+
+    const find = Effect.fn("WebhookInbox.find")(function* (id: string) {
+      if (!uuid.test(id)) return Option.none()
+      return yield* first(yield* sql`SELECT * FROM webhook_events WHERE id = ${id}::uuid`)
+    }, Effect.orDie)
+
+    const findForUpdate = Effect.fn("WebhookInbox.findForUpdate")(function* (id: string) {
+      if (!uuid.test(id)) return Option.none()
+      return yield* first(yield* sql`SELECT * FROM webhook_events WHERE id = ${id}::uuid FOR UPDATE`)
+    }, Effect.orDie)
+
+    const list = Effect.fn("WebhookInbox.list")(function* (filter: {
+      readonly outcome?: Outcome | undefined
+      readonly limit: number
+      readonly offset: number
+    }) {
+      const rows =
+        filter.outcome === undefined
+          ? yield* sql`SELECT * FROM webhook_events ORDER BY received_at, id LIMIT ${filter.limit} OFFSET ${filter.offset}`
+          : yield* sql`SELECT * FROM webhook_events WHERE outcome = ${filter.outcome}
+              ORDER BY received_at, id LIMIT ${filter.limit} OFFSET ${filter.offset}`
+      return (yield* decodeRows(rows)).map(toEvent)
+    }, Effect.orDie)
+
+    const markOutcome = Effect.fn("WebhookInbox.markOutcome")(function* (
+      id: string,
+      outcome: Exclude<Outcome, "received">,
+      reason: string | null,
+      processedAt: Date
+    ) {
+      yield* sql`UPDATE webhook_events SET outcome = ${outcome}, reason = ${reason}, processed_at = ${processedAt}
+        WHERE id = ${id}::uuid`
+    }, Effect.orDie)
+
+    return WebhookInbox.of({ store, find, findForUpdate, list, markOutcome })
+  })
+)

@@ -1,0 +1,315 @@
+import { BigDecimal, Clock, Context, Effect, Layer, Result } from "effect"
+import {
+  type InsufficientFunds,
+  type InvalidTransaction,
+  Ledger,
+  type LedgerTransaction,
+  Movements,
+  UnitOfWork
+} from "../ledger/index.ts"
+import { isCurrency, Money } from "../money/index.ts"
+import { DeadLetters } from "./DeadLetters.ts"
+import {
+  InvalidAmount,
+  MalformedWebhook,
+  TransferConflict,
+  VirtualAccountConflict,
+  WebhookEventNotFound
+} from "./Errors.ts"
+import type {
+  LinkVirtualAccountRequest,
+  Outcome,
+  ReceiveResult,
+  RecordTransferRequest,
+  ReplayableOutcome,
+  ReplayResult,
+  Transfer,
+  TransferView,
+  VirtualAccount,
+  VirtualAccountView,
+  WalletView
+} from "./Model.ts"
+import { Transfers } from "./Transfers.ts"
+import { VirtualAccounts } from "./VirtualAccounts.ts"
+import { type DecodedWebhook, readWebhook } from "./WebhookDecoder.ts"
+import { WebhookInbox } from "./WebhookInbox.ts"
+import { creditAccountNumber, decideCredit, decideTransfer } from "./WebhookRules.ts"
+
+export interface ReceiveInput {
+  /** The exact bytes the provider signed; the signature has already been verified. */
+  readonly rawBody: Uint8Array
+  readonly signature: string
+  readonly receivedAt: Date
+}
+
+export class BankingService extends Context.Service<
+  BankingService,
+  {
+    /**
+     * Takes a verified delivery: unreadable bodies are dead-lettered and fail with
+     * `MalformedWebhook`; anything else is stored and applied in one unit of work, and a
+     * redelivery of a stored event changes nothing (`outcome: "duplicate"`).
+     */
+    receive(input: ReceiveInput): Effect.Effect<ReceiveResult, MalformedWebhook>
+    /** Runs a stored `unmatched` or `rejected` event again; any other event is left as it is. */
+    replay(eventId: string): Effect.Effect<ReplayResult, WebhookEventNotFound>
+    replayByStatus(status: ReplayableOutcome): Effect.Effect<ReadonlyArray<ReplayResult>>
+    linkVirtualAccount(
+      accountNumber: string,
+      request: LinkVirtualAccountRequest
+    ): Effect.Effect<{ readonly created: boolean; readonly account: VirtualAccountView }, VirtualAccountConflict>
+    /** Records an outbound transfer and holds its amount from the wallet until the provider reports. */
+    recordTransfer(
+      request: RecordTransferRequest
+    ): Effect.Effect<
+      { readonly created: boolean; readonly transfer: TransferView },
+      TransferConflict | InsufficientFunds | InvalidAmount
+    >
+    wallet(userId: string): Effect.Effect<WalletView>
+  }
+>()("@payments-gaming/domain/banking/BankingService") {
+  /** Needs the ledger, a unit of work and the banking repositories. */
+  static readonly layer: Layer.Layer<
+    BankingService,
+    never,
+    Ledger | UnitOfWork | WebhookInbox | DeadLetters | VirtualAccounts | Transfers
+  > = Layer.effect(this, makeBankingService())
+}
+
+type Applied = { readonly outcome: Exclude<Outcome, "received">; readonly reason: string | null }
+
+export const toVirtualAccountView = (account: VirtualAccount): VirtualAccountView => ({
+  accountNumber: account.accountNumber,
+  userId: account.userId,
+  currency: account.currency,
+  accountName: account.accountName,
+  bankName: account.bankName,
+  createdAt: account.createdAt.toISOString()
+})
+
+export const toTransferView = (transfer: Transfer): TransferView => ({
+  reference: transfer.reference,
+  userId: transfer.userId,
+  amount: Money.format(Money.make(transfer.currency, transfer.amount)),
+  currency: transfer.currency,
+  status: transfer.status,
+  createdAt: transfer.createdAt.toISOString(),
+  updatedAt: transfer.updatedAt.toISOString()
+})
+
+// Amounts reaching a builder were validated already: a refusal here is a bug, not an outcome.
+const built = (transaction: Result.Result<LedgerTransaction.LedgerTransaction, InvalidTransaction>) =>
+  Result.isSuccess(transaction) ? Effect.succeed(transaction.success) : Effect.die(transaction.failure)
+
+const now = Effect.map(Clock.currentTimeMillis, (millis) => new Date(millis))
+
+function makeBankingService() {
+  return Effect.gen(function* () {
+    const ledger = yield* Ledger
+    const unitOfWork = yield* UnitOfWork
+    const inbox = yield* WebhookInbox
+    const deadLetters = yield* DeadLetters
+    const virtualAccounts = yield* VirtualAccounts
+    const transfers = yield* Transfers
+
+    // Deposits, settlements and returns only credit accounts or move between system accounts, so a
+    // shortfall cannot happen; if it did, the books would be wrong and stopping is right.
+    const postCredit = (transaction: LedgerTransaction.LedgerTransaction) =>
+      ledger.post(transaction).pipe(Effect.catchTag("InsufficientFunds", Effect.die))
+
+    const applyCredit = Effect.fnUntraced(function* (
+      event: Extract<DecodedWebhook, { kind: "virtualaccount.credit" }>
+    ): Effect.fn.Return<Applied> {
+      const account = yield* virtualAccounts.find(creditAccountNumber(event.payload))
+      const decision = decideCredit(event.payload, account)
+      if (decision._tag === "Reject") return { outcome: "rejected", reason: decision.reason }
+      if (decision._tag === "Unmatched") return { outcome: "unmatched", reason: decision.reason }
+      const { userId, currency, amount } = decision.action
+      const transaction = yield* built(Movements.deposit({ key: event.dedupKey, userId, currency, amount }))
+      const posted = yield* postCredit(transaction)
+      return { outcome: "processed", reason: posted.created ? null : "already credited" }
+    })
+
+    const applyTransfer = Effect.fnUntraced(function* (
+      event: Extract<DecodedWebhook, { kind: "transfer.success" | "transfer.failed" }>
+    ): Effect.fn.Return<Applied> {
+      const transfer = yield* transfers.findForUpdate(event.reference)
+      const decision = decideTransfer(event.kind, event.payload, transfer)
+      if (decision._tag === "Reject") return { outcome: "rejected", reason: decision.reason }
+      if (decision._tag === "Unmatched") return { outcome: "unmatched", reason: decision.reason }
+      const action = decision.action
+      const { reference, userId, currency, amount } = action.transfer
+      switch (action._tag) {
+        case "AlreadyFinal":
+          return { outcome: "processed", reason: `transfer already ${action.transfer.status}` }
+        case "Settle":
+          yield* postCredit(yield* built(Movements.settle({ reference, currency, amount })))
+          yield* transfers.finish(reference, "SETTLED", yield* now)
+          return { outcome: "processed", reason: null }
+        case "Return":
+          yield* postCredit(yield* built(Movements.returnHold({ reference, userId, currency, amount })))
+          yield* transfers.finish(reference, "FAILED", yield* now)
+          return { outcome: "processed", reason: null }
+      }
+    })
+
+    const apply = (event: DecodedWebhook): Effect.Effect<Applied> => {
+      switch (event.kind) {
+        case "ignored":
+          return Effect.succeed({ outcome: "ignored", reason: `no event flag set (event ${event.payload.event})` })
+        case "virtualaccount.credit":
+          return applyCredit(event)
+        case "transfer.success":
+        case "transfer.failed":
+          return applyTransfer(event)
+      }
+    }
+
+    const receive = Effect.fn("BankingService.receive")(function* (input: ReceiveInput) {
+      const read = readWebhook(input.rawBody)
+      if (Result.isFailure(read)) {
+        const { message, issues } = read.failure
+        const letter = yield* deadLetters.add({
+          rawBody: input.rawBody,
+          signature: input.signature,
+          receivedAt: input.receivedAt,
+          error: `${message}: ${issues.map((issue) => `${issue.path || "(root)"}: ${issue.message}`).join("; ")}`
+        })
+        return yield* new MalformedWebhook({ message, issues, deadLetterId: letter.id })
+      }
+      const event = read.success
+      return yield* unitOfWork.transaction(
+        Effect.gen(function* () {
+          const stored = yield* inbox.store({
+            kind: event.kind,
+            reference: event.reference,
+            dedupKey: event.dedupKey,
+            rawBody: input.rawBody,
+            signature: input.signature,
+            receivedAt: input.receivedAt
+          })
+          const base = { eventId: stored.event.id, kind: event.kind, reference: event.reference }
+          if (stored._tag === "Duplicate") return { ...base, outcome: "duplicate" as const, reason: null }
+          const applied = yield* apply(event)
+          yield* inbox.markOutcome(stored.event.id, applied.outcome, applied.reason, yield* now)
+          return { ...base, ...applied }
+        })
+      )
+    })
+
+    const replay = Effect.fn("BankingService.replay")((eventId: string) =>
+      unitOfWork.transaction(
+        Effect.gen(function* () {
+          const found = yield* inbox.findForUpdate(eventId)
+          if (found._tag === "None") {
+            return yield* new WebhookEventNotFound({ eventId, message: `no webhook event ${eventId}` })
+          }
+          const event = found.value
+          const base = { eventId: event.id, kind: event.kind, reference: event.reference }
+          if (event.outcome !== "unmatched" && event.outcome !== "rejected") {
+            return { ...base, replayed: false, outcome: event.outcome, reason: event.reason }
+          }
+          const read = readWebhook(event.rawBody)
+          const applied: Applied = Result.isFailure(read)
+            ? { outcome: "rejected", reason: `the stored body no longer decodes: ${read.failure.message}` }
+            : read.success.kind !== event.kind || read.success.reference !== event.reference
+              ? { outcome: "rejected", reason: `the stored body now reads as ${read.success.dedupKey}` }
+              : yield* apply(read.success)
+          yield* inbox.markOutcome(event.id, applied.outcome, applied.reason, yield* now)
+          return { ...base, replayed: true, ...applied }
+        })
+      )
+    )
+
+    const pageSize = 200
+
+    const replayByStatus = Effect.fn("BankingService.replayByStatus")(function* (status: ReplayableOutcome) {
+      // Ids are gathered before replaying, so events that stay in the status are not met again.
+      const ids: Array<string> = []
+      for (let offset = 0; ; offset += pageSize) {
+        const page = yield* inbox.list({ outcome: status, limit: pageSize, offset })
+        ids.push(...page.map((event) => event.id))
+        if (page.length < pageSize) break
+      }
+      const results: Array<ReplayResult> = []
+      for (const id of ids) {
+        const result = yield* replay(id).pipe(Effect.option)
+        if (result._tag === "Some") results.push(result.value)
+      }
+      return results
+    })
+
+    const linkVirtualAccount = Effect.fn("BankingService.linkVirtualAccount")(function* (
+      accountNumber: string,
+      request: LinkVirtualAccountRequest
+    ) {
+      const { created, account } = yield* virtualAccounts.insert({
+        accountNumber,
+        userId: request.userId,
+        currency: request.currency,
+        accountName: request.accountName ?? null,
+        bankName: request.bankName ?? null
+      })
+      if (!created && account.userId !== request.userId) {
+        return yield* new VirtualAccountConflict({
+          accountNumber,
+          message: `virtual account ${accountNumber} is already linked to another user`
+        })
+      }
+      if (!created && account.currency !== request.currency) {
+        return yield* new VirtualAccountConflict({
+          accountNumber,
+          message: `virtual account ${accountNumber} is already linked in ${account.currency}`
+        })
+      }
+      return { created, account: toVirtualAccountView(account) }
+    })
+
+    const recordTransfer = Effect.fn("BankingService.recordTransfer")(function* (request: RecordTransferRequest) {
+      const { reference, userId, currency, amount } = request
+      if (!BigDecimal.isPositive(amount)) {
+        return yield* new InvalidAmount({ message: `amount ${BigDecimal.format(amount)} must be greater than 0` })
+      }
+      const minor = Money.toMinorUnits(Money.make(currency, amount))
+      if (Result.isFailure(minor)) return yield* new InvalidAmount({ message: minor.failure.message })
+      return yield* unitOfWork.transaction(
+        Effect.gen(function* () {
+          const stored = yield* transfers.insert({ reference, userId, currency, amount })
+          const transfer = stored.transfer
+          if (!stored.created) {
+            const same =
+              transfer.userId === userId && transfer.currency === currency && BigDecimal.equals(transfer.amount, amount)
+            if (!same) {
+              return yield* new TransferConflict({
+                reference,
+                message: `transfer ${reference} is already recorded with other details`
+              })
+            }
+            return { created: false, transfer: toTransferView(transfer) }
+          }
+          yield* ledger.post(yield* built(Movements.hold({ reference, userId, currency, amount })))
+          return { created: true, transfer: toTransferView(transfer) }
+        })
+      )
+    })
+
+    const wallet = Effect.fn("BankingService.wallet")(function* (userId: string) {
+      const balances = yield* ledger.balances(userId)
+      return {
+        coinBalance: Number(balances.coins),
+        balances: balances.cash.flatMap((money) =>
+          isCurrency(money.currency) ? [{ currency: money.currency, available: Money.format(money) }] : []
+        )
+      }
+    })
+
+    return BankingService.of({
+      receive,
+      replay,
+      replayByStatus,
+      linkVirtualAccount,
+      recordTransfer,
+      wallet
+    })
+  })
+}

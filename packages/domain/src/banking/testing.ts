@@ -1,0 +1,178 @@
+import { Effect, Layer, Option } from "effect"
+import { LedgerMemory } from "../ledger/index.ts"
+import { BankingService } from "./BankingService.ts"
+import { DeadLetters } from "./DeadLetters.ts"
+import { InvalidSignature } from "./Errors.ts"
+import type { DeadLetter, Transfer, VirtualAccount, WebhookEvent } from "./Model.ts"
+import { Transfers } from "./Transfers.ts"
+import { VirtualAccounts } from "./VirtualAccounts.ts"
+import { WebhookInbox } from "./WebhookInbox.ts"
+import { WebhookVerifier } from "./WebhookVerifier.ts"
+
+const { MemoryDatabase } = LedgerMemory
+
+/** Deterministic ids shaped like UUIDs, so code that checks the shape accepts them. */
+const uuidFrom = (sequence: number) => `00000000-0000-4000-8000-${sequence.toString(16).padStart(12, "0")}`
+
+interface EventRow {
+  readonly event: WebhookEvent
+  readonly sequence: number
+}
+
+export const layerMemoryWebhookInbox = Layer.effect(
+  WebhookInbox,
+  Effect.gen(function* () {
+    const db = yield* MemoryDatabase
+    const events = db.table<EventRow>("banking.webhook_events")
+    const byKey = db.table<string>("banking.webhook_events.dedup")
+    let sequence = 0
+
+    const find = (id: string) =>
+      db.atomically(Effect.sync(() => Option.map(Option.fromUndefinedOr(events.get(id)), (row) => row.event)))
+
+    return WebhookInbox.of({
+      store: (input) =>
+        db.atomically(
+          Effect.sync(() => {
+            const existing = byKey.get(`${input.kind}:${input.reference}`)
+            if (existing !== undefined) return { _tag: "Duplicate" as const, event: events.get(existing)!.event }
+            sequence += 1
+            const event: WebhookEvent = {
+              id: uuidFrom(sequence),
+              ...input,
+              outcome: "received",
+              reason: null,
+              processedAt: null
+            }
+            events.set(event.id, { event, sequence })
+            byKey.set(`${input.kind}:${input.reference}`, event.id)
+            return { _tag: "Stored" as const, event }
+          })
+        ),
+      find,
+      findForUpdate: find,
+      list: ({ outcome, limit, offset }) =>
+        db.atomically(
+          Effect.sync(() =>
+            [...events.values()]
+              .filter((row) => outcome === undefined || row.event.outcome === outcome)
+              .sort((a, b) => a.event.receivedAt.getTime() - b.event.receivedAt.getTime() || a.sequence - b.sequence)
+              .slice(offset, offset + limit)
+              .map((row) => row.event)
+          )
+        ),
+      markOutcome: (id, outcome, reason, processedAt) =>
+        db.atomically(
+          Effect.sync(() => {
+            const row = events.get(id)
+            if (row !== undefined) events.set(id, { ...row, event: { ...row.event, outcome, reason, processedAt } })
+          })
+        )
+    })
+  })
+)
+
+export const layerMemoryDeadLetters = Layer.effect(
+  DeadLetters,
+  Effect.gen(function* () {
+    const db = yield* MemoryDatabase
+    const letters = db.table<DeadLetter>("banking.dead_letters")
+    let sequence = 0
+    return DeadLetters.of({
+      add: (letter) =>
+        db.atomically(
+          Effect.sync(() => {
+            sequence += 1
+            const stored: DeadLetter = { id: uuidFrom(sequence), ...letter }
+            letters.set(stored.id, stored)
+            return stored
+          })
+        ),
+      list: ({ limit, offset }) =>
+        db.atomically(Effect.sync(() => [...letters.values()].reverse().slice(offset, offset + limit)))
+    })
+  })
+)
+
+export const layerMemoryVirtualAccounts = Layer.effect(
+  VirtualAccounts,
+  Effect.gen(function* () {
+    const db = yield* MemoryDatabase
+    const accounts = db.table<VirtualAccount>("banking.virtual_accounts")
+    return VirtualAccounts.of({
+      insert: (input) =>
+        db.atomically(
+          Effect.gen(function* () {
+            const existing = accounts.get(input.accountNumber)
+            if (existing !== undefined) return { created: false, account: existing }
+            const account: VirtualAccount = {
+              ...input,
+              createdAt: new Date(yield* Effect.clockWith((c) => c.currentTimeMillis))
+            }
+            accounts.set(account.accountNumber, account)
+            return { created: true, account }
+          })
+        ),
+      find: (accountNumber) => db.atomically(Effect.sync(() => Option.fromUndefinedOr(accounts.get(accountNumber))))
+    })
+  })
+)
+
+export const layerMemoryTransfers = Layer.effect(
+  Transfers,
+  Effect.gen(function* () {
+    const db = yield* MemoryDatabase
+    const transfers = db.table<Transfer>("banking.transfers")
+    const find = (reference: string) =>
+      db.atomically(Effect.sync(() => Option.fromUndefinedOr(transfers.get(reference))))
+    return Transfers.of({
+      insert: (input) =>
+        db.atomically(
+          Effect.gen(function* () {
+            const existing = transfers.get(input.reference)
+            if (existing !== undefined) return { created: false, transfer: existing }
+            const at = new Date(yield* Effect.clockWith((c) => c.currentTimeMillis))
+            const transfer: Transfer = { ...input, status: "PENDING", createdAt: at, updatedAt: at }
+            transfers.set(transfer.reference, transfer)
+            return { created: true, transfer }
+          })
+        ),
+      find,
+      findForUpdate: find,
+      finish: (reference, status, at) =>
+        db.atomically(
+          Effect.sync(() => {
+            const transfer = transfers.get(reference)
+            if (transfer === undefined || transfer.status !== "PENDING") return Option.none()
+            const finished: Transfer = { ...transfer, status, updatedAt: at }
+            transfers.set(reference, finished)
+            return Option.some(finished)
+          })
+        )
+    })
+  })
+)
+
+/** A verifier that accepts exactly one signature value: enough to test code that calls it. */
+export const layerVerifierAccepting = (validSignature: string) =>
+  Layer.succeed(
+    WebhookVerifier,
+    WebhookVerifier.of({
+      verify: (_rawBody, signature) =>
+        signature === validSignature ? Effect.void : Effect.fail(new InvalidSignature({ message: "Invalid signature" }))
+    })
+  )
+
+/** Every banking repository in memory, sharing the ledger's `MemoryDatabase`. */
+export const layerMemoryRepositories = Layer.mergeAll(
+  layerMemoryWebhookInbox,
+  layerMemoryDeadLetters,
+  layerMemoryVirtualAccounts,
+  layerMemoryTransfers
+)
+
+/** `BankingService` on in-memory ports, with the ports and the ledger exposed for assertions. */
+export const layerMemory = BankingService.layer.pipe(
+  Layer.provideMerge(layerMemoryRepositories),
+  Layer.provideMerge(LedgerMemory.layerMemory)
+)

@@ -1,0 +1,16 @@
+import { Schema } from "effect"
+
+/** A ledger transaction that must never be posted: unbalanced, too few postings, a bad amount. */
+export class InvalidTransaction extends Schema.TaggedError<InvalidTransaction>()("InvalidTransaction", {
+  key: Schema.String,
+  message: Schema.String
+}) {}
+
+/** Posting would take a user account below zero. Nothing was posted. */
+export class InsufficientFunds extends Schema.TaggedError<InsufficientFunds>()("InsufficientFunds", {
+  accountId: Schema.String,
+  unit: Schema.String,
+  available: Schema.String,
+  requested: Schema.String,
+  message: Schema.String
+}) {}

@@ -1,0 +1,5 @@
+export * from "./Currency.ts"
+export * from "./DecimalAmount.ts"
+export * from "./Errors.ts"
+export * as Money from "./Money.ts"
+export * from "./Unit.ts"

@@ -1,0 +1,94 @@
+import { assert, describe, it, layer } from "@effect/vitest"
+import { BankingService } from "@payments-gaming/domain/banking"
+import { Ledger } from "@payments-gaming/domain/ledger"
+import { type Context, Effect, Layer, Redacted } from "effect"
+import * as Reactivity from "effect/reactivity/Reactivity"
+import { SqlClient } from "effect/sql"
+import { inject } from "vitest"
+import * as BankingPostgres from "../../packages/adapters/src/postgres/BankingPostgres.ts"
+import { runMigrations } from "../../packages/adapters/src/postgres/Migrations.ts"
+import * as PostgresClient from "../../packages/adapters/src/postgres/PostgresClient.ts"
+import { TestDatabase as BankingDatabase, freshDatabaseUrl } from "../support/TestDatabase.ts"
+import { type BankingContext, bankingContract, cash, linkedUser, receive } from "./bankingContract.ts"
+import { bytes, credit, unique } from "./fixtures.ts"
+
+const Live = BankingPostgres.layer.pipe(Layer.provideMerge(BankingDatabase))
+
+describe("BankingService on PostgreSQL", () => {
+  layer(Live, { timeout: "120 seconds", excludeTestServices: true })((it) => {
+    bankingContract(it)
+
+    it.effect("never commits an event without its outcome, nor a processed credit without its posting", () =>
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        const pending = yield* sql<{ n: bigint }>`SELECT count(*) AS n FROM webhook_events WHERE outcome = 'received'`
+        assert.strictEqual(pending[0]!.n, 0n)
+        const uncredited = yield* sql<{ key: string }>`
+          SELECT e.dedup_key AS key FROM webhook_events e
+          WHERE e.kind = 'virtualaccount.credit' AND e.outcome = 'processed'
+          AND NOT EXISTS (SELECT 1 FROM ledger_transactions t WHERE t.idempotency_key = e.dedup_key)`
+        assert.deepStrictEqual(uncredited, [])
+        const credited = yield* sql<{ n: bigint }>`SELECT count(*) AS n FROM webhook_events WHERE outcome = 'processed'`
+        assert.isAbove(Number(credited[0]!.n), 0)
+      })
+    )
+  })
+
+  // Two stacks with their own connection pools on one database are, to PostgreSQL, two server
+  // processes: nothing in memory is shared, so only the database can stop a second credit.
+  it.live(
+    "50 concurrent deliveries split across two processes sharing one database credit once",
+    () =>
+      Effect.gen(function* () {
+        if (inject("databaseMode") === "pglite") {
+          // The embedded database serves one connection: there is no second process to run.
+          const stack = yield* Layer.build(Live)
+          return yield* concurrentDeliveries([stack, stack])
+        }
+        const url = yield* freshDatabaseUrl.pipe(Effect.provide(Reactivity.layer))
+        const process = () =>
+          BankingPostgres.layer.pipe(
+            Layer.provideMerge(
+              PostgresClient.layer({ url: Redacted.make(url), dataDir: undefined, maxConnections: 10 })
+            ),
+            Layer.provide(Reactivity.layer),
+            Layer.orDie
+          )
+        const first = yield* Layer.build(process())
+        const second = yield* Layer.build(process())
+        yield* Effect.provide(runMigrations, first)
+        yield* concurrentDeliveries([first, second])
+      }).pipe(Effect.orDie),
+    60_000
+  )
+})
+
+type Process = Context.Context<BankingContext>
+
+const concurrentDeliveries = (processes: readonly [Process, Process]) =>
+  Effect.gen(function* () {
+    const [first, second] = processes
+    const user = yield* Effect.provide(linkedUser, first)
+    const body = bytes(
+      credit({ reference: unique("VA"), accountNumber: user.accountNumber, amount: "75.25", fee: "0.25", settled: 75 })
+    )
+    const results = yield* Effect.all(
+      Array.from({ length: 50 }, (_, i) => Effect.provide(receive(body), i % 2 === 0 ? first : second)),
+      { concurrency: "unbounded" }
+    )
+    assert.strictEqual(results.filter((result) => result.outcome === "processed").length, 1)
+    assert.strictEqual(results.filter((result) => result.outcome === "duplicate").length, 49)
+    for (const process of [first, second]) {
+      assert.strictEqual(yield* Effect.provide(cash(user.userId), process), "75.00")
+      const reconcile = yield* Effect.provide(
+        Effect.flatMap(Effect.service(Ledger), (ledger) => ledger.reconcile),
+        process
+      )
+      assert.deepStrictEqual(reconcile, [])
+    }
+    const service = yield* Effect.provide(Effect.service(BankingService), second)
+    assert.deepStrictEqual(yield* service.wallet(user.userId), {
+      coinBalance: 0,
+      balances: [{ currency: "NGN", available: "75.00" }]
+    })
+  })

@@ -1,0 +1,437 @@
+import { assert, type Vitest } from "@effect/vitest"
+import {
+  BankingService,
+  DeadLetters,
+  type Transfers,
+  type VirtualAccounts,
+  WebhookInbox
+} from "@payments-gaming/domain/banking"
+import { Account, Ledger, type UnitOfWork } from "@payments-gaming/domain/ledger"
+import { Money } from "@payments-gaming/domain/money"
+import { BigDecimal, Effect, Option } from "effect"
+import { bytes, credit, type Json, transferEvent, unique } from "./fixtures.ts"
+
+export type BankingContext =
+  | BankingService
+  | Ledger
+  | UnitOfWork
+  | WebhookInbox
+  | DeadLetters
+  | VirtualAccounts
+  | Transfers
+
+type It = Vitest.MethodsNonLive<BankingContext>
+
+const dec = BigDecimal.fromStringUnsafe
+
+export const receive = (payload: Json | string | Uint8Array, signature = "sig") =>
+  Effect.flatMap(Effect.service(BankingService), (banking) =>
+    banking.receive({
+      rawBody: payload instanceof Uint8Array ? payload : bytes(payload),
+      signature,
+      receivedAt: new Date()
+    })
+  )
+
+export const walletOf = (userId: string) =>
+  Effect.flatMap(Effect.service(BankingService), (banking) => banking.wallet(userId))
+
+export const cash = (userId: string, currency: "NGN" | "USD" = "NGN") =>
+  Effect.flatMap(Effect.service(Ledger), (ledger) =>
+    Effect.map(ledger.balance(Account.userCash(userId, currency)), Money.format)
+  )
+
+/** A user with a linked NGN virtual account. */
+export const linkedUser = Effect.gen(function* () {
+  const banking = yield* BankingService
+  const userId = unique("user")
+  const accountNumber = unique("VA")
+  yield* banking.linkVirtualAccount(accountNumber, { userId, currency: "NGN" })
+  return { userId, accountNumber }
+})
+
+/** A user whose wallet holds `amount` NGN, credited through a webhook. */
+export const fundedUser = (amount: string) =>
+  Effect.gen(function* () {
+    const user = yield* linkedUser
+    const result = yield* receive(
+      credit({ reference: unique("fund"), accountNumber: user.accountNumber, amount, fee: "0", settled: amount })
+    )
+    assert.strictEqual(result.outcome, "processed")
+    return user
+  })
+
+const storedOutcome = (eventId: string) =>
+  Effect.flatMap(Effect.service(WebhookInbox), (inbox) =>
+    Effect.map(inbox.find(eventId), (event) => {
+      const found = Option.getOrThrow(event)
+      return [found.outcome, found.reason] as const
+    })
+  )
+
+/** What `BankingService` must do on any implementation of its ports. */
+export const bankingContract = (it: It) => {
+  it.effect("a credit puts settled_amount in the owner's wallet", () =>
+    Effect.gen(function* () {
+      const { userId, accountNumber } = yield* linkedUser
+      const result = yield* receive(credit({ reference: unique("VA"), accountNumber }))
+      assert.strictEqual(result.kind, "virtualaccount.credit")
+      assert.strictEqual(result.outcome, "processed")
+      assert.deepStrictEqual(yield* walletOf(userId), {
+        coinBalance: 0,
+        balances: [{ currency: "NGN", available: "4950.50" }]
+      })
+      assert.deepStrictEqual(yield* storedOutcome(result.eventId), ["processed", null])
+    })
+  )
+
+  it.effect("a redelivery changes nothing", () =>
+    Effect.gen(function* () {
+      const { userId, accountNumber } = yield* linkedUser
+      const payload = credit({ reference: unique("VA"), accountNumber })
+      const first = yield* receive(payload)
+      const again = yield* receive(payload, "another-signature")
+      assert.strictEqual(again.outcome, "duplicate")
+      assert.strictEqual(again.eventId, first.eventId)
+      // Same reference, different amount: still the same event, still nothing moves.
+      const altered = yield* receive({
+        ...payload,
+        data: { ...(payload.data as Json), amount: 1, fee: "0", settled_amount: 1 }
+      })
+      assert.strictEqual(altered.outcome, "duplicate")
+      assert.strictEqual(yield* cash(userId), "4950.50")
+      const ledger = yield* Ledger
+      assert.deepStrictEqual(yield* ledger.reconcile, [])
+    })
+  )
+
+  it.effect("50 concurrent identical deliveries credit once", () =>
+    Effect.gen(function* () {
+      const { userId, accountNumber } = yield* linkedUser
+      const body = bytes(credit({ reference: unique("VA"), accountNumber, amount: 100, fee: "1.5", settled: 98.5 }))
+      const results = yield* Effect.all(
+        Array.from({ length: 50 }, () => receive(body)),
+        { concurrency: "unbounded" }
+      )
+      assert.strictEqual(results.filter((result) => result.outcome === "processed").length, 1)
+      assert.strictEqual(results.filter((result) => result.outcome === "duplicate").length, 49)
+      assert.strictEqual(new Set(results.map((result) => result.eventId)).size, 1)
+      assert.strictEqual(yield* cash(userId), "98.50")
+    })
+  )
+
+  it.effect("each broken rule parks the event with a reason and credits nothing", () =>
+    Effect.gen(function* () {
+      const { userId, accountNumber } = yield* linkedUser
+      const cases: ReadonlyArray<readonly [Json, "rejected" | "unmatched", string]> = [
+        [credit({ reference: unique("r"), accountNumber, data: { status: "FAILED" } }), "rejected", "data.status"],
+        [credit({ reference: unique("r"), accountNumber, data: { type: "DEBIT" } }), "rejected", "data.type"],
+        [credit({ reference: unique("r"), accountNumber, amount: 0, fee: "0", settled: 0 }), "rejected", "amount 0"],
+        [credit({ reference: unique("r"), accountNumber, amount: -5, fee: "0", settled: -5 }), "rejected", "amount -5"],
+        [credit({ reference: unique("r"), accountNumber, amount: 10, fee: "-1", settled: 11 }), "rejected", "fee -1"],
+        [
+          credit({ reference: unique("r"), accountNumber, amount: 10, fee: "1", settled: 9.5 }),
+          "rejected",
+          "settled_amount"
+        ],
+        [credit({ reference: unique("r"), accountNumber, currency: "USD" }), "rejected", "currency USD"],
+        [
+          credit({ reference: unique("r"), accountNumber, amount: "1.001", fee: "0", settled: "1.001" }),
+          "rejected",
+          "decimal"
+        ],
+        [credit({ reference: unique("r"), accountNumber: unique("nobody") }), "unmatched", "no virtual account"],
+        [
+          transferEvent({ outcome: "success", reference: unique("t"), amount: "10" }),
+          "unmatched",
+          "no outbound transfer"
+        ]
+      ]
+      for (const [payload, outcome, reason] of cases) {
+        const result = yield* receive(payload)
+        assert.strictEqual(result.outcome, outcome, reason)
+        assert.include(result.reason ?? "", reason)
+        const [stored, storedReason] = yield* storedOutcome(result.eventId)
+        assert.strictEqual(stored, outcome)
+        assert.include(storedReason ?? "", reason)
+      }
+      assert.deepStrictEqual(yield* walletOf(userId), { coinBalance: 0, balances: [] })
+    })
+  )
+
+  it.effect("an event without a flag is stored as ignored", () =>
+    Effect.gen(function* () {
+      const payload = { type: "VIRTUAL-ACCOUNT", event: "VIRTUAL-ACCOUNT-CREATED", data: { reference: unique("i") } }
+      const result = yield* receive(payload)
+      assert.strictEqual(result.kind, "ignored")
+      assert.strictEqual(result.outcome, "ignored")
+      assert.strictEqual((yield* receive(payload)).outcome, "duplicate")
+    })
+  )
+
+  it.effect("replay after linking the missing account credits once; replaying again changes nothing", () =>
+    Effect.gen(function* () {
+      const banking = yield* BankingService
+      const userId = unique("late")
+      const accountNumber = unique("VA")
+      const first = yield* receive(
+        credit({ reference: unique("VA"), accountNumber, amount: 200, fee: "0", settled: 200 })
+      )
+      assert.strictEqual(first.outcome, "unmatched")
+      const early = yield* banking.replay(first.eventId)
+      assert.strictEqual(early.outcome, "unmatched")
+      assert.isTrue(early.replayed)
+      yield* banking.linkVirtualAccount(accountNumber, { userId, currency: "NGN" })
+      const replayed = yield* banking.replay(first.eventId)
+      assert.deepStrictEqual([replayed.replayed, replayed.outcome], [true, "processed"])
+      assert.strictEqual(yield* cash(userId), "200.00")
+      const again = yield* banking.replay(first.eventId)
+      assert.deepStrictEqual([again.replayed, again.outcome], [false, "processed"])
+      assert.strictEqual(yield* cash(userId), "200.00")
+      const missing = yield* Effect.flip(banking.replay("00000000-0000-4000-8000-ffffffffffff"))
+      assert.strictEqual(missing._tag, "WebhookEventNotFound")
+      const garbage = yield* Effect.flip(banking.replay("not-a-uuid"))
+      assert.strictEqual(garbage._tag, "WebhookEventNotFound")
+    })
+  )
+
+  it.effect("replayByStatus runs every unmatched event once", () =>
+    Effect.gen(function* () {
+      const banking = yield* BankingService
+      const userId = unique("bulk")
+      const accountNumber = unique("VA")
+      const references = [unique("b"), unique("b"), unique("b")]
+      for (const reference of references) {
+        yield* receive(credit({ reference, accountNumber, amount: 10, fee: "0", settled: 10 }))
+      }
+      yield* banking.linkVirtualAccount(accountNumber, { userId, currency: "NGN" })
+      const results = yield* banking.replayByStatus("unmatched")
+      const mine = results.filter((result) => references.includes(result.reference))
+      assert.deepStrictEqual(
+        mine.map((result) => result.outcome),
+        ["processed", "processed", "processed"]
+      )
+      assert.strictEqual(yield* cash(userId), "30.00")
+      const second = yield* banking.replayByStatus("unmatched")
+      assert.strictEqual(second.filter((result) => references.includes(result.reference)).length, 0)
+      assert.strictEqual(yield* cash(userId), "30.00")
+    })
+  )
+
+  it.effect("transfer hold, then success: wallet → in flight → provider settlement", () =>
+    Effect.gen(function* () {
+      const banking = yield* BankingService
+      const ledger = yield* Ledger
+      const { userId } = yield* fundedUser("3000")
+      const reference = unique("TRF")
+      const inFlight0 = yield* ledger.balance(Account.transfersInFlight("NGN"))
+      const settlement0 = yield* ledger.balance(Account.providerSettlement("NGN"))
+      const recorded = yield* banking.recordTransfer({ reference, userId, currency: "NGN", amount: dec("2500.00") })
+      assert.isTrue(recorded.created)
+      assert.deepStrictEqual(
+        [recorded.transfer.status, recorded.transfer.amount, recorded.transfer.currency],
+        ["PENDING", "2500.00", "NGN"]
+      )
+      assert.strictEqual(yield* cash(userId), "500.00")
+      const inFlight1 = yield* ledger.balance(Account.transfersInFlight("NGN"))
+      assert.isTrue(BigDecimal.equals(BigDecimal.subtract(inFlight1.amount, inFlight0.amount), dec("2500")))
+
+      const settled = yield* receive(transferEvent({ outcome: "success", reference, amount: "2500.00" }))
+      assert.strictEqual(settled.outcome, "processed")
+      assert.strictEqual(yield* cash(userId), "500.00")
+      const inFlight2 = yield* ledger.balance(Account.transfersInFlight("NGN"))
+      const settlement2 = yield* ledger.balance(Account.providerSettlement("NGN"))
+      assert.isTrue(BigDecimal.equals(inFlight2.amount, inFlight0.amount))
+      // The deposit took 3000 out of settlement (owed to us), the payout put 2500 back.
+      assert.isTrue(BigDecimal.equals(BigDecimal.subtract(settlement2.amount, settlement0.amount), dec("2500")))
+      const transfers = yield* banking.recordTransfer({ reference, userId, currency: "NGN", amount: dec("2500") })
+      assert.deepStrictEqual([transfers.created, transfers.transfer.status], [false, "SETTLED"])
+
+      // A second success (replayed or from another path) is a no-op; a late failure is parked.
+      const late = yield* receive(transferEvent({ outcome: "failed", reference, amount: 2500 }))
+      assert.strictEqual(late.outcome, "rejected")
+      assert.include(late.reason ?? "", "already SETTLED")
+      assert.strictEqual(yield* cash(userId), "500.00")
+      assert.deepStrictEqual(yield* ledger.reconcile, [])
+    })
+  )
+
+  it.effect("transfer failure returns the held funds", () =>
+    Effect.gen(function* () {
+      const banking = yield* BankingService
+      const { userId } = yield* fundedUser("1200")
+      const reference = unique("TRF")
+      yield* banking.recordTransfer({ reference, userId, currency: "NGN", amount: dec("1200") })
+      assert.strictEqual(yield* cash(userId), "0.00")
+      const mismatched = yield* receive(transferEvent({ outcome: "failed", reference, amount: 1199.99 }))
+      assert.strictEqual(mismatched.outcome, "rejected")
+      assert.strictEqual(yield* cash(userId), "0.00")
+      const failed = yield* receive(
+        transferEvent({ outcome: "failed", reference: `${reference}`, amount: 1200, data: { narration: "retry" } })
+      )
+      // Same (kind, reference) as the mismatched one: a duplicate. The operator fixes by replay, not redelivery.
+      assert.strictEqual(failed.outcome, "duplicate")
+      const replay = yield* banking.replay(mismatched.eventId)
+      assert.strictEqual(replay.outcome, "rejected")
+
+      const other = unique("TRF")
+      yield* banking.recordTransfer({ reference: other, userId, currency: "NGN", amount: dec("0") }).pipe(Effect.flip)
+      const { userId: second } = yield* fundedUser("700")
+      yield* banking.recordTransfer({ reference: other, userId: second, currency: "NGN", amount: dec("700") })
+      assert.strictEqual(yield* cash(second), "0.00")
+      const returned = yield* receive(transferEvent({ outcome: "failed", reference: other, amount: "700" }))
+      assert.strictEqual(returned.outcome, "processed")
+      assert.strictEqual(yield* cash(second), "700.00")
+      const status = yield* banking.recordTransfer({
+        reference: other,
+        userId: second,
+        currency: "NGN",
+        amount: dec("700.00")
+      })
+      assert.strictEqual(status.transfer.status, "FAILED")
+      const successAfterFailure = yield* receive(transferEvent({ outcome: "success", reference: other, amount: "700" }))
+      assert.strictEqual(successAfterFailure.outcome, "rejected")
+      assert.strictEqual(yield* cash(second), "700.00")
+    })
+  )
+
+  it.effect("a transfer event that arrives before its transfer is replayed once it is recorded", () =>
+    Effect.gen(function* () {
+      const banking = yield* BankingService
+      const { userId } = yield* fundedUser("50")
+      const reference = unique("TRF")
+      const early = yield* receive(transferEvent({ outcome: "success", reference, amount: "50" }))
+      assert.strictEqual(early.outcome, "unmatched")
+      yield* banking.recordTransfer({ reference, userId, currency: "NGN", amount: dec("50") })
+      const replayed = yield* banking.replay(early.eventId)
+      assert.strictEqual(replayed.outcome, "processed")
+      assert.strictEqual(yield* cash(userId), "0.00")
+      const view = yield* banking.recordTransfer({ reference, userId, currency: "NGN", amount: dec("50") })
+      assert.strictEqual(view.transfer.status, "SETTLED")
+    })
+  )
+
+  it.effect("recording a transfer: short funds, repeats, conflicts and bad amounts", () =>
+    Effect.gen(function* () {
+      const banking = yield* BankingService
+      const { userId } = yield* fundedUser("100")
+      const reference = unique("TRF")
+      const short = yield* Effect.flip(
+        banking.recordTransfer({ reference, userId, currency: "NGN", amount: dec("100.01") })
+      )
+      assert.strictEqual(short._tag, "InsufficientFunds")
+      // Nothing was kept: the same reference can be recorded once funds allow.
+      const ok = yield* banking.recordTransfer({ reference, userId, currency: "NGN", amount: dec("60") })
+      assert.isTrue(ok.created)
+      const same = yield* banking.recordTransfer({ reference, userId, currency: "NGN", amount: dec("60.00") })
+      assert.isFalse(same.created)
+      assert.strictEqual(yield* cash(userId), "40.00")
+      const other = yield* Effect.flip(
+        banking.recordTransfer({ reference, userId, currency: "NGN", amount: dec("61") })
+      )
+      assert.strictEqual(other._tag, "TransferConflict")
+      const otherUser = yield* Effect.flip(
+        banking.recordTransfer({ reference, userId: "someone", currency: "NGN", amount: dec("60") })
+      )
+      assert.strictEqual(otherUser._tag, "TransferConflict")
+      const precise = yield* Effect.flip(
+        banking.recordTransfer({ reference: unique("T"), userId, currency: "NGN", amount: dec("1.001") })
+      )
+      assert.strictEqual(precise._tag, "InvalidAmount")
+      const negative = yield* Effect.flip(
+        banking.recordTransfer({ reference: unique("T"), userId, currency: "NGN", amount: dec("-1") })
+      )
+      assert.strictEqual(negative._tag, "InvalidAmount")
+      assert.strictEqual(yield* cash(userId), "40.00")
+    })
+  )
+
+  it.effect("linking a virtual account: created, unchanged, conflicts", () =>
+    Effect.gen(function* () {
+      const banking = yield* BankingService
+      const accountNumber = unique("VA")
+      const userId = unique("owner")
+      const created = yield* banking.linkVirtualAccount(accountNumber, { userId, currency: "NGN", accountName: "ADA" })
+      assert.isTrue(created.created)
+      assert.deepStrictEqual(
+        [
+          created.account.accountNumber,
+          created.account.userId,
+          created.account.currency,
+          created.account.accountName,
+          created.account.bankName
+        ],
+        [accountNumber, userId, "NGN", "ADA", null]
+      )
+      const same = yield* banking.linkVirtualAccount(accountNumber, { userId, currency: "NGN" })
+      assert.isFalse(same.created)
+      const otherUser = yield* Effect.flip(
+        banking.linkVirtualAccount(accountNumber, { userId: "other", currency: "NGN" })
+      )
+      assert.strictEqual(otherUser._tag, "VirtualAccountConflict")
+      const otherCurrency = yield* Effect.flip(banking.linkVirtualAccount(accountNumber, { userId, currency: "USD" }))
+      assert.strictEqual(otherCurrency._tag, "VirtualAccountConflict")
+      const concurrent = unique("VA")
+      const results = yield* Effect.all(
+        Array.from({ length: 10 }, (_, i) =>
+          Effect.result(banking.linkVirtualAccount(concurrent, { userId: `racer-${i % 2}`, currency: "NGN" }))
+        ),
+        { concurrency: "unbounded" }
+      )
+      const created1 = results.filter((result) => result._tag === "Success" && result.success.created)
+      assert.strictEqual(created1.length, 1)
+    })
+  )
+
+  it.effect("malformed JSON and schema violations are dead-lettered with their issues", () =>
+    Effect.gen(function* () {
+      const deadLetters = yield* DeadLetters
+      const badJson = bytes(`{"data": {"reference": "${unique("x")}"`)
+      const malformed = yield* Effect.flip(receive(badJson, "sig-json"))
+      assert.strictEqual(malformed._tag, "MalformedWebhook")
+      assert.strictEqual(malformed.message, "Malformed JSON")
+      assert.strictEqual(malformed.issues[0]!.path, "")
+
+      const payload = credit({ reference: unique("VA"), accountNumber: "1" })
+      delete payload.virtualAccountCredit
+      payload.virtualAccountCredit = "yes"
+      const violation = yield* Effect.flip(receive(payload, "sig-schema"))
+      assert.deepStrictEqual(
+        violation.issues.map((issue) => issue.path),
+        ["virtualAccountCredit"]
+      )
+
+      const twoFlags = yield* Effect.flip(
+        receive(credit({ reference: unique("VA"), accountNumber: "1", top: { transferFailed: true } }))
+      )
+      assert.include(twoFlags.issues[0]!.message, "more than one event flag")
+
+      const letters = yield* deadLetters.list({ limit: 200, offset: 0 })
+      const byId = new Map(letters.map((letter) => [letter.id, letter]))
+      const json = byId.get(malformed.deadLetterId)!
+      assert.deepStrictEqual(json.rawBody, badJson)
+      assert.strictEqual(json.signature, "sig-json")
+      assert.include(json.error, "Malformed JSON")
+      assert.include(byId.get(violation.deadLetterId)!.error, "virtualAccountCredit")
+      assert.isTrue(byId.has(twoFlags.deadLetterId))
+
+      const inbox = yield* WebhookInbox
+      const stored = yield* inbox.list({ limit: 1000, offset: 0 })
+      assert.isFalse(stored.some((event) => event.reference === (payload.data as Json).reference))
+    })
+  )
+
+  it.effect("keeps the exact raw body and signature of every stored event", () =>
+    Effect.gen(function* () {
+      const inbox = yield* WebhookInbox
+      const raw = bytes(`  ${JSON.stringify(credit({ reference: unique("VA"), accountNumber: unique("none") }))}\n`)
+      const result = yield* receive(raw, "ABCDEF0123")
+      const event = Option.getOrThrow(yield* inbox.find(result.eventId))
+      assert.deepStrictEqual(event.rawBody, raw)
+      assert.strictEqual(event.signature, "ABCDEF0123")
+      assert.strictEqual(event.kind, "virtualaccount.credit")
+      assert.strictEqual(event.dedupKey, `virtualaccount.credit:${event.reference}`)
+      assert.isNotNull(event.processedAt)
+    })
+  )
+}

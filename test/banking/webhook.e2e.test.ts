@@ -1,0 +1,242 @@
+import { createHmac } from "node:crypto"
+import { assert, describe, layer } from "@effect/vitest"
+import { Effect } from "effect"
+import { SqlClient } from "effect/sql"
+import { request, TEST_ENV, TestServer, tokenFor } from "../support/TestServer.ts"
+import { credit, type Json, transferEvent, unique } from "./fixtures.ts"
+
+const WEBHOOK = "/v1/webhook/core-banking/provider"
+const [CURRENT_SECRET, PREVIOUS_SECRET] = TEST_ENV.WEBHOOK_SECRETS.split(",") as [string, string]
+const hmac = (secret: string, body: string) => createHmac("sha256", secret).update(body).digest("hex")
+
+const deliver = (payload: Json | string, signature?: string | null) => {
+  const body = typeof payload === "string" ? payload : JSON.stringify(payload)
+  const sig = signature === undefined ? hmac(CURRENT_SECRET, body) : signature
+  return request(WEBHOOK, {
+    method: "POST",
+    rawBody: body,
+    headers: { "content-type": "application/json", ...(sig === null ? {} : { "x-provider-signature": sig }) }
+  })
+}
+
+const admin = tokenFor("ops", ["admin"])
+const link = (accountNumber: string, userId: string, currency = "NGN") =>
+  Effect.flatMap(admin, (token) =>
+    request(`/v1/admin/virtual-accounts/${accountNumber}`, { method: "PUT", token, body: { userId, currency } })
+  )
+const wallet = (userId: string) => Effect.flatMap(tokenFor(userId), (token) => request("/v1/wallet", { token }))
+const ngn = (response: { json: { data: { balances: Array<{ currency: string; available: string }> } } }) =>
+  response.json.data.balances.find((entry) => entry.currency === "NGN")?.available ?? "0.00"
+
+/** A user with a linked virtual account of their own. */
+const newAccount = Effect.gen(function* () {
+  const userId = unique("user")
+  const accountNumber = String(Math.floor(1e9 + Math.random() * 8e9))
+  const linked = yield* link(accountNumber, userId)
+  assert.strictEqual(linked.status, 201)
+  return { userId, accountNumber }
+})
+
+const countEvents = (reference: string) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql<{ count: string }>`SELECT count(*)::text AS count FROM webhook_events WHERE reference = ${reference}`.pipe(
+      Effect.map((rows) => Number(rows[0]?.count))
+    )
+  )
+
+describe("core-banking webhook over HTTP", () => {
+  layer(TestServer(), { timeout: "120 seconds", excludeTestServices: true })((it) => {
+    it.effect("a signed credit credits settled_amount and answers the reduced envelope; a redelivery is a no-op", () =>
+      Effect.gen(function* () {
+        const { userId, accountNumber } = yield* newAccount
+        const payload = credit({ reference: unique("VA"), accountNumber })
+        const first = yield* deliver(payload)
+        assert.strictEqual(first.status, 200)
+        assert.deepStrictEqual(first.json, { status: 200, message: "Webhook processed successfully", data: "OK" })
+        assert.strictEqual(ngn(yield* wallet(userId)), "4950.50")
+        const again = yield* deliver(payload)
+        assert.strictEqual(again.status, 200)
+        assert.strictEqual(ngn(yield* wallet(userId)), "4950.50")
+      })
+    )
+
+    it.effect("50 concurrent identical deliveries credit once", () =>
+      Effect.gen(function* () {
+        const { userId, accountNumber } = yield* newAccount
+        const payload = credit({ reference: unique("VA"), accountNumber, amount: "100.00", fee: "0", settled: 100 })
+        const answers = yield* Effect.all(
+          Array.from({ length: 50 }, () => deliver(payload)),
+          { concurrency: "unbounded" }
+        )
+        assert.deepStrictEqual(
+          answers.map((answer) => answer.status),
+          Array(50).fill(200)
+        )
+        assert.strictEqual(ngn(yield* wallet(userId)), "100.00")
+        assert.strictEqual(yield* countEvents(String(payload.data.reference)), 1)
+      })
+    )
+
+    it.effect("bad, missing, truncated and other-secret signatures are 401 with nothing stored", () =>
+      Effect.gen(function* () {
+        const { userId, accountNumber } = yield* newAccount
+        const payload = credit({ reference: unique("VA"), accountNumber })
+        const body = JSON.stringify(payload)
+        const good = hmac(CURRENT_SECRET, body)
+        for (const signature of [
+          null,
+          "",
+          "zz",
+          good.slice(0, 63),
+          good.slice(0, 32),
+          hmac("another", body),
+          `${good}00`
+        ]) {
+          const response = yield* deliver(body, signature)
+          assert.strictEqual(response.status, 401, String(signature))
+          assert.deepStrictEqual(response.json, { status: 401, message: "Invalid signature", data: null })
+        }
+        // Signed, then tampered with: the signature covers the exact bytes.
+        assert.strictEqual((yield* deliver(body.replace("5000.75", "9000.75"), good)).status, 401)
+        assert.strictEqual(yield* countEvents(String(payload.data.reference)), 0)
+        assert.strictEqual(ngn(yield* wallet(userId)), "0.00")
+      })
+    )
+
+    it.effect("uppercase hex and the previous (rotated) secret are accepted", () =>
+      Effect.gen(function* () {
+        const { userId, accountNumber } = yield* newAccount
+        const upper = credit({ reference: unique("VA"), accountNumber })
+        const upperBody = JSON.stringify(upper)
+        assert.strictEqual((yield* deliver(upperBody, hmac(CURRENT_SECRET, upperBody).toUpperCase())).status, 200)
+        const rotated = credit({ reference: unique("VA"), accountNumber })
+        const rotatedBody = JSON.stringify(rotated)
+        assert.strictEqual((yield* deliver(rotatedBody, hmac(PREVIOUS_SECRET, rotatedBody))).status, 200)
+        assert.strictEqual(ngn(yield* wallet(userId)), "9901.00")
+      })
+    )
+
+    it.effect("malformed JSON and schema violations with a valid signature are 400 and dead-lettered", () =>
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        const before = yield* sql<{ count: string }>`SELECT count(*)::text AS count FROM webhook_dead_letters`
+        const malformed = yield* deliver("{not json")
+        assert.strictEqual(malformed.status, 400)
+        assert.strictEqual(malformed.json.status, 400)
+        assert.isNull(malformed.json.data)
+        assert.deepStrictEqual(Object.keys(malformed.json), ["status", "message", "data", "errors"])
+        const wrongType = credit({ reference: unique("VA"), accountNumber: "1234567890", data: { status: 42 } })
+        const violation = yield* deliver(wrongType)
+        assert.strictEqual(violation.status, 400)
+        assert.isTrue(
+          violation.json.errors.some((issue: { path: string }) => issue.path === "data.status"),
+          JSON.stringify(violation.json.errors)
+        )
+        const twoFlags = credit({
+          reference: unique("VA"),
+          accountNumber: "1234567890",
+          top: { transferSuccess: true }
+        })
+        assert.strictEqual((yield* deliver(twoFlags)).status, 400)
+        const after = yield* sql<{ count: string }>`SELECT count(*)::text AS count FROM webhook_dead_letters`
+        assert.strictEqual(Number(after[0]?.count) - Number(before[0]?.count), 3)
+      })
+    )
+
+    it.effect("unknown accounts and broken rules are parked with 200, crediting nothing", () =>
+      Effect.gen(function* () {
+        const { userId, accountNumber } = yield* newAccount
+        const sql = yield* SqlClient.SqlClient
+        const cases: Array<[Json, string]> = [
+          [credit({ reference: unique("VA"), accountNumber: "5550000000" }), "unmatched"],
+          [credit({ reference: unique("VA"), accountNumber, amount: 0, fee: "0", settled: 0 }), "rejected"],
+          [credit({ reference: unique("VA"), accountNumber, settled: 4950.49 }), "rejected"],
+          [credit({ reference: unique("VA"), accountNumber, currency: "USD" }), "rejected"],
+          [credit({ reference: unique("VA"), accountNumber, data: { status: "PENDING" } }), "rejected"],
+          [credit({ reference: unique("VA"), accountNumber, data: { type: "DEBIT" } }), "rejected"],
+          [credit({ reference: unique("VA"), accountNumber, fee: "-1", settled: 5001.75 }), "rejected"]
+        ]
+        for (const [payload, outcome] of cases) {
+          assert.strictEqual((yield* deliver(payload)).status, 200)
+          const rows = yield* sql<{ outcome: string; reason: string | null }>`
+            SELECT outcome, reason FROM webhook_events WHERE reference = ${String((payload.data as Json).reference)}`
+          assert.strictEqual(rows[0]?.outcome, outcome, JSON.stringify(payload.data))
+          assert.isNotNull(rows[0]?.reason)
+        }
+        assert.strictEqual(ngn(yield* wallet(userId)), "0.00")
+      })
+    )
+
+    it.effect("a transfer holds funds; success settles it, failure returns them; a short wallet is a 409", () =>
+      Effect.gen(function* () {
+        const { userId, accountNumber } = yield* newAccount
+        yield* deliver(
+          credit({ reference: unique("VA"), accountNumber, amount: "5000.00", fee: "0", settled: "5000.00" })
+        )
+        const token = yield* admin
+        const record = (reference: string, amount: unknown) =>
+          request("/v1/admin/transfers", {
+            method: "POST",
+            token,
+            body: { reference, userId, amount, currency: "NGN" }
+          })
+
+        const paid = unique("TRF")
+        const held = yield* record(paid, "2500.00")
+        assert.strictEqual(held.status, 201)
+        assert.strictEqual(held.json.data.status, "PENDING")
+        assert.strictEqual((yield* record(paid, "2500.00")).status, 200)
+        assert.strictEqual((yield* record(paid, "2600.00")).status, 409)
+        assert.strictEqual(ngn(yield* wallet(userId)), "2500.00")
+        assert.strictEqual(
+          (yield* deliver(transferEvent({ outcome: "success", reference: paid, amount: "2500.00" }))).status,
+          200
+        )
+        assert.strictEqual(ngn(yield* wallet(userId)), "2500.00")
+
+        const failed = unique("TRF")
+        assert.strictEqual((yield* record(failed, 1200)).status, 201)
+        assert.strictEqual(ngn(yield* wallet(userId)), "1300.00")
+        assert.strictEqual(
+          (yield* deliver(transferEvent({ outcome: "failed", reference: failed, amount: 1200 }))).status,
+          200
+        )
+        assert.strictEqual(ngn(yield* wallet(userId)), "2500.00")
+
+        const tooMuch = yield* record(unique("TRF"), "2500.01")
+        assert.strictEqual(tooMuch.status, 409)
+        assert.strictEqual(ngn(yield* wallet(userId)), "2500.00")
+      })
+    )
+
+    it.effect("linking is 201 new, 200 the same again, 409 for another user or currency; admin only", () =>
+      Effect.gen(function* () {
+        const { accountNumber, userId } = yield* newAccount
+        assert.strictEqual((yield* link(accountNumber, userId)).status, 200)
+        assert.strictEqual((yield* link(accountNumber, "someone-else")).status, 409)
+        assert.strictEqual((yield* link(accountNumber, userId, "USD")).status, 409)
+        const player = yield* tokenFor("player")
+        const forbidden = yield* request(`/v1/admin/virtual-accounts/${accountNumber}`, {
+          method: "PUT",
+          token: player,
+          body: { userId: "player", currency: "NGN" }
+        })
+        assert.strictEqual(forbidden.status, 403)
+      })
+    )
+
+    it.effect("an oversized webhook body is 413 with the reduced envelope and nothing stored", () =>
+      Effect.gen(function* () {
+        const payload = credit({
+          reference: unique("VA"),
+          accountNumber: "1234567890",
+          data: { narration: "x".repeat(300 * 1024) }
+        })
+        const response = yield* deliver(payload)
+        assert.strictEqual(response.status, 413)
+        assert.deepStrictEqual(Object.keys(response.json), ["status", "message", "data"])
+        assert.strictEqual(yield* countEvents(String(payload.data.reference)), 0)
+      })
+    )
+  })
+})

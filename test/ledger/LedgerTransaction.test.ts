@@ -1,0 +1,152 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Account, LedgerTransaction, Movements } from "@payments-gaming/domain/ledger"
+import { BigDecimal, Result } from "effect"
+
+const dec = BigDecimal.fromStringUnsafe
+
+describe("LedgerTransaction.make", () => {
+  it("accepts postings that sum to zero per unit", () => {
+    const made = LedgerTransaction.make({
+      key: "k1",
+      kind: "deposit",
+      postings: [
+        { account: Account.providerSettlement("NGN"), amount: dec("-100.50") },
+        { account: Account.userCash("u1", "NGN"), amount: dec("100.5") },
+        { account: Account.coinPrizePool, amount: dec("-10") },
+        { account: Account.userCoins("u1"), amount: dec("10") }
+      ]
+    })
+    assert.isTrue(Result.isSuccess(made))
+  })
+
+  const refused = (input: LedgerTransaction.LedgerTransactionInput, fragment: string) => {
+    const made = LedgerTransaction.make(input)
+    assert.isTrue(Result.isFailure(made))
+    if (Result.isFailure(made)) {
+      assert.strictEqual(made.failure._tag, "InvalidTransaction")
+      assert.include(made.failure.message, fragment)
+    }
+  }
+
+  it("refuses an unbalanced transaction", () =>
+    refused(
+      {
+        key: "k",
+        kind: "deposit",
+        postings: [
+          { account: Account.providerSettlement("NGN"), amount: dec("-100") },
+          { account: Account.userCash("u1", "NGN"), amount: dec("100.01") }
+        ]
+      },
+      "sum to 0.01"
+    ))
+
+  it("refuses to balance one currency against another, or coins against cash", () => {
+    refused(
+      {
+        key: "k",
+        kind: "deposit",
+        postings: [
+          { account: Account.providerSettlement("NGN"), amount: dec("-100") },
+          { account: Account.userCash("u1", "USD"), amount: dec("100") }
+        ]
+      },
+      "not 0"
+    )
+    refused(
+      {
+        key: "k",
+        kind: "prize",
+        postings: [
+          { account: Account.cashPrizePool("NGN"), amount: dec("-10") },
+          { account: Account.userCoins("u1"), amount: dec("10") }
+        ]
+      },
+      "not 0"
+    )
+  })
+
+  it("refuses fewer than two postings, zero postings, bad precision and empty keys", () => {
+    refused(
+      { key: "k", kind: "deposit", postings: [{ account: Account.userCash("u", "NGN"), amount: dec("0") }] },
+      "two"
+    )
+    refused(
+      {
+        key: "k",
+        kind: "deposit",
+        postings: [
+          { account: Account.providerSettlement("NGN"), amount: dec("0") },
+          { account: Account.userCash("u1", "NGN"), amount: dec("0") }
+        ]
+      },
+      "zero posting"
+    )
+    refused(
+      {
+        key: "k",
+        kind: "deposit",
+        postings: [
+          { account: Account.providerSettlement("NGN"), amount: dec("-1.005") },
+          { account: Account.userCash("u1", "NGN"), amount: dec("1.005") }
+        ]
+      },
+      "decimal"
+    )
+    refused(
+      {
+        key: "k",
+        kind: "prize",
+        postings: [
+          { account: Account.coinPrizePool, amount: dec("-0.5") },
+          { account: Account.userCoins("u1"), amount: dec("0.5") }
+        ]
+      },
+      "decimal"
+    )
+    refused(
+      {
+        key: "",
+        kind: "deposit",
+        postings: [
+          { account: Account.providerSettlement("NGN"), amount: dec("-1") },
+          { account: Account.userCash("u1", "NGN"), amount: dec("1") }
+        ]
+      },
+      "key"
+    )
+  })
+
+  it("builds the two-phase transfer movements with their keys and accounts", () => {
+    const hold = Result.getOrThrow(
+      Movements.hold({ reference: "R1", userId: "u1", currency: "NGN", amount: dec("25") })
+    )
+    assert.strictEqual(hold.key, "transfer:R1:hold")
+    assert.deepStrictEqual(
+      hold.postings.map((p) => [p.account.id, BigDecimal.format(p.amount)]),
+      [
+        ["user:u1:cash:NGN", "-25"],
+        ["system:transfers-in-flight:NGN", "25"]
+      ]
+    )
+    const settle = Result.getOrThrow(Movements.settle({ reference: "R1", currency: "NGN", amount: dec("25") }))
+    assert.strictEqual(settle.key, "transfer:R1:settle")
+    assert.deepStrictEqual(
+      settle.postings.map((p) => p.account.id),
+      ["system:transfers-in-flight:NGN", "system:provider-settlement:NGN"]
+    )
+    const back = Result.getOrThrow(
+      Movements.returnHold({ reference: "R1", userId: "u1", currency: "NGN", amount: dec("25") })
+    )
+    assert.strictEqual(back.key, "transfer:R1:return")
+    assert.deepStrictEqual(
+      back.postings.map((p) => p.account.id),
+      ["system:transfers-in-flight:NGN", "user:u1:cash:NGN"]
+    )
+    assert.isTrue(Result.isFailure(Movements.coinPrize({ key: "spin-1", userId: "u1", coins: 0n })))
+    assert.strictEqual(
+      Result.getOrThrow(Movements.coinPrize({ key: "spin-1", userId: "u1", coins: 20n })).kind,
+      "prize"
+    )
+  })
+})
