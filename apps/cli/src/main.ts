@@ -8,10 +8,12 @@ import { push } from "./PushCommand.ts"
 import { UsageError } from "./Runtime.ts"
 import { serve } from "./ServeCommand.ts"
 import { token } from "./TokenCommand.ts"
+import { virtualAccount } from "./VirtualAccountCommand.ts"
+import { webhook } from "./WebhookCommand.ts"
 
 const root = Command.make("payments-gaming").pipe(
   Command.withDescription("Payments and gaming service: server and operator commands"),
-  Command.withSubcommands([serve, db, token, push])
+  Command.withSubcommands([serve, db, token, push, webhook, virtualAccount])
 )
 
 /** Exit codes: 0 success, 1 the command failed, 2 bad usage (unknown command, missing or bad flag). */

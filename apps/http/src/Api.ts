@@ -5,6 +5,7 @@ import { SchemaErrors } from "./middleware/SchemaErrors.ts"
 import { PushApi } from "./push/PushApi.ts"
 import { SystemApi } from "./system/SystemApi.ts"
 import { TriviaApi } from "./trivia/TriviaApi.ts"
+import { WheelApi } from "./wheel/WheelApi.ts"
 
 /** The HTTP contract of the service: one group per area, every decode failure shaped as a 400. */
 export class Api extends HttpApi.make("payments-gaming")
@@ -14,6 +15,7 @@ export class Api extends HttpApi.make("payments-gaming")
   .add(WebhookApi)
   .add(WalletApi)
   .add(BankingAdminApi)
+  .add(WheelApi)
   .middleware(SchemaErrors)
   .annotate(HttpApi.PayloadParseOptions, { errors: "all" })
   .annotateMerge(

@@ -10,6 +10,8 @@ import * as Database from "@payments-gaming/adapters/postgres/Database"
 import * as PushDeliveryRepository from "@payments-gaming/adapters/postgres/PushDeliveryRepository"
 import * as PushGatewaysLive from "@payments-gaming/adapters/push/PushGatewaysLive"
 import * as WebhookSignature from "@payments-gaming/adapters/signature/WebhookSignature"
+import * as SpinAndWinLive from "@payments-gaming/adapters/wheel/SpinAndWinLive"
+import * as WheelSettingsConfig from "@payments-gaming/adapters/wheel/WheelSettingsConfig"
 import { PushService } from "@payments-gaming/domain/push"
 import { TriviaService } from "@payments-gaming/domain/trivia"
 import { ByteSize, Config, ConfigProvider, Effect, Layer } from "effect"
@@ -29,11 +31,20 @@ import { PushHandlers } from "./push/PushHandlers.ts"
 import * as ResponseTime from "./ResponseTime.ts"
 import { SystemHandlers } from "./system/SystemHandlers.ts"
 import { TriviaHandlers } from "./trivia/TriviaHandlers.ts"
+import { WheelHandlers } from "./wheel/WheelHandlers.ts"
 
 export const MAX_BODY = ByteSize.kibibytes(256)
 
 const ApiRoutes = HttpApiBuilder.layer(Api, { openapiPath: "/openapi.json" }).pipe(
-  Layer.provide([SystemHandlers, PushHandlers, TriviaHandlers, WebhookHandlers, WalletHandlers, BankingAdminHandlers]),
+  Layer.provide([
+    SystemHandlers,
+    PushHandlers,
+    TriviaHandlers,
+    WebhookHandlers,
+    WalletHandlers,
+    BankingAdminHandlers,
+    WheelHandlers
+  ]),
   Layer.provide([SchemaErrors.layer, Authentication.layer, RequireAdmin.layer, InternalKey.layer])
 )
 
@@ -61,6 +72,12 @@ export const TriviaLive = TriviaService.layer.pipe(Layer.provide(ChallengeReposi
 /** Webhook intake, wallets and transfers on the PostgreSQL ledger; signatures from WEBHOOK_SECRETS. */
 export const BankingLive = Layer.mergeAll(BankingPostgres.layer, WebhookSignature.layerConfig)
 
+/** The wheel on PostgreSQL, paying prizes through the same ledger and transaction as the banking side. */
+export const WheelLive = SpinAndWinLive.layer.pipe(
+  Layer.provide(WheelSettingsConfig.layerConfig),
+  Layer.provide(BankingPostgres.layerLedger)
+)
+
 /** The adapters behind the ports, from configuration. */
 export const Adapters = Layer.mergeAll(
   JwtVerifier.layerConfig,
@@ -68,7 +85,8 @@ export const Adapters = Layer.mergeAll(
   ResponseTime.layerConfig,
   PushLive,
   TriviaLive,
-  BankingLive
+  BankingLive,
+  WheelLive
 )
 
 const listen = Layer.unwrap(

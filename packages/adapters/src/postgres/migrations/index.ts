@@ -4,6 +4,7 @@ import foundation from "./0001_foundation.ts"
 import ledgerBanking from "./0002_ledger_banking.ts"
 import trivia from "./0004_trivia.ts"
 import pushDeliveries from "./0005_push_deliveries.ts"
+import wheel from "./0006_wheel.ts"
 
 /**
  * Every migration, keyed `<id>_<name>`. Statically imported (not read from a folder) so the set is
@@ -13,5 +14,6 @@ export const migrations: Record<string, Effect.Effect<unknown, unknown, SqlClien
   "0001_foundation": foundation,
   "0002_ledger_banking": ledgerBanking,
   "0004_trivia": trivia,
-  "0005_push_deliveries": pushDeliveries
+  "0005_push_deliveries": pushDeliveries,
+  "0006_wheel": wheel
 }

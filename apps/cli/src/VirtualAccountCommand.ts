@@ -1,0 +1,60 @@
+import * as BankingPostgres from "@payments-gaming/adapters/postgres/BankingPostgres"
+import * as Database from "@payments-gaming/adapters/postgres/Database"
+import { AccountNumber, BankingService, LinkVirtualAccountRequest } from "@payments-gaming/domain/banking"
+import { Console, Effect, Option, Schema } from "effect"
+import { Command, Flag } from "effect/cli"
+import { CommandEnvironment, UsageError } from "./Runtime.ts"
+
+const usage = (flag: string) => (error: { readonly message: string }) =>
+  new UsageError({ message: `${flag}: ${error.message}` })
+
+const link = Command.make(
+  "link",
+  {
+    number: Flag.String("number").pipe(Flag.withDescription("The provider's virtual account number")),
+    user: Flag.String("user").pipe(Flag.withDescription("The user whose wallet its credits go to")),
+    currency: Flag.String("currency").pipe(Flag.withDescription("ISO 4217 code the account is held in, e.g. NGN")),
+    name: Flag.String("name").pipe(Flag.optional, Flag.withDescription("Account name, as the provider shows it")),
+    bank: Flag.String("bank").pipe(Flag.optional, Flag.withDescription("Bank name, as the provider shows it")),
+    json: Flag.Boolean("json").pipe(Flag.withDefault(false), Flag.withDescription("Print JSON"))
+  },
+  ({ number, user, currency, name, bank, json }) =>
+    Effect.gen(function* () {
+      const accountNumber = yield* Schema.decodeUnknownEffect(AccountNumber)(number).pipe(
+        Effect.mapError(usage("--number"))
+      )
+      const request = yield* Schema.decodeUnknownEffect(LinkVirtualAccountRequest)({
+        userId: user,
+        currency,
+        ...(Option.isSome(name) ? { accountName: name.value } : {}),
+        ...(Option.isSome(bank) ? { bankName: bank.value } : {})
+      }).pipe(Effect.mapError(usage("invalid virtual account link")))
+      // Input is checked before the database is opened; a conflict (linked to another user or
+      // currency) fails the command with its message: exit 1.
+      const { created, account } = yield* BankingService.use((banking) =>
+        banking.linkVirtualAccount(accountNumber, request)
+      ).pipe(Effect.provide(BankingPostgres.layer), Effect.provide(Database.layerConfig))
+      if (json) {
+        yield* Console.log(JSON.stringify({ created, account }))
+      } else {
+        const what = `${account.accountNumber} to ${account.userId} (${account.currency})`
+        yield* Console.log(created ? `created: linked ${what}` : `already linked: ${what}`)
+      }
+    }).pipe(Effect.provide(CommandEnvironment))
+).pipe(
+  Command.withDescription(
+    "Link a provider virtual account number to a user's wallet (as PUT /v1/admin/virtual-accounts/{n}); " +
+      "linking it again the same way is a no-op"
+  ),
+  Command.withExamples([
+    {
+      command: "payments-gaming virtual-account link --number 9900112233 --user user-1 --currency NGN",
+      description: "Credits to 9900112233 go to user-1's NGN wallet"
+    }
+  ])
+)
+
+export const virtualAccount = Command.make("virtual-account").pipe(
+  Command.withDescription("Provider virtual accounts and the users they belong to"),
+  Command.withSubcommands([link])
+)

@@ -1,0 +1,56 @@
+import { SpinAndWinService } from "@payments-gaming/domain/wheel"
+import { Effect, Schema } from "effect"
+import { HttpServerResponse } from "effect/http"
+import { HttpApiBuilder } from "effect/http-api"
+import { Api } from "../Api.ts"
+import { conflict, notFound } from "../ApiErrors.ts"
+import { ok } from "../Envelope.ts"
+import { CurrentUser } from "../middleware/CurrentUser.ts"
+import { pageOf } from "../Paging.ts"
+import { SpinData, WheelData } from "./WheelApi.ts"
+
+const encodeWheel = Schema.encodeSync(WheelData)
+const encodeSpin = Schema.encodeSync(SpinData)
+
+export const WheelHandlers = HttpApiBuilder.group(Api, "wheel", (handlers) =>
+  Effect.gen(function* () {
+    const wheel = yield* SpinAndWinService
+    return handlers
+      .handle("view", () =>
+        Effect.gen(function* () {
+          const user = yield* CurrentUser
+          const view = yield* wheel.view(user.userId)
+          const body = yield* ok("Spin and win segments fetched successfully", encodeWheel(view))
+          // The spec fixes `data`; the round and its commitment travel beside it.
+          return HttpServerResponse.jsonUnsafe(body, {
+            headers: { "x-spin-round": view.round, "x-round-commitment": view.commitment }
+          })
+        })
+      )
+      .handle("spin", ({ headers }) =>
+        Effect.gen(function* () {
+          const user = yield* CurrentUser
+          const outcome = yield* wheel
+            .spin(user.userId, headers["idempotency-key"])
+            .pipe(Effect.catchTag("AlreadySpun", (error) => Effect.fail(conflict(error.message))))
+          const body = yield* ok(outcome.replayed ? "Spin already made" : "Spin completed", encodeSpin(outcome))
+          return HttpServerResponse.jsonUnsafe(body, {
+            headers: {
+              "x-spin-id": outcome.spinId,
+              "x-spin-round": outcome.round,
+              "x-round-commitment": outcome.commitment
+            }
+          })
+        })
+      )
+      .handle("round", ({ params, query }) =>
+        wheel.round(params.round, { page: pageOf(query) }).pipe(
+          Effect.catchTags({
+            RoundNotFound: (error) => Effect.fail(notFound(error.message)),
+            RoundNotFinished: (error) => Effect.fail(conflict(error.message))
+          }),
+          Effect.flatMap((audit) => ok("Round revealed", audit))
+        )
+      )
+  })
+)

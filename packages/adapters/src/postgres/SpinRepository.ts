@@ -1,0 +1,98 @@
+import { UserId } from "@payments-gaming/domain/auth"
+import {
+  AlreadySpun,
+  IdempotencyKey,
+  RoundId,
+  SegmentId,
+  SegmentType,
+  Spin,
+  SpinId,
+  type SpinPage,
+  SpinRepository
+} from "@payments-gaming/domain/wheel"
+import { DateTime, Effect, Layer, Schema, SchemaTransformation } from "effect"
+import { SqlClient } from "effect/sql"
+
+const NumberFromBigInt = Schema.BigInt.pipe(
+  Schema.decodeTo(Schema.Int, SchemaTransformation.transform({ decode: Number, encode: BigInt }))
+)
+
+/** A row of `spins` as the driver returns it (uuid as text, int8 as bigint, timestamptz as a Date). */
+const SpinRow = Schema.Struct({
+  spinId: SpinId,
+  userId: UserId,
+  round: RoundId,
+  wheelVersion: Schema.Int,
+  nonce: Schema.Int,
+  drawValue: NumberFromBigInt,
+  segmentId: SegmentId,
+  prizeType: SegmentType,
+  prizeValue: NumberFromBigInt,
+  idempotencyKey: Schema.NullOr(IdempotencyKey),
+  createdAt: Schema.DateTimeUtcFromDate
+})
+const decodeRows = Schema.decodeUnknownEffect(Schema.Array(SpinRow))
+
+const toSpin = ({ prizeType, prizeValue, ...row }: typeof SpinRow.Type) =>
+  new Spin({ ...row, prize: { type: prizeType, value: prizeValue } })
+
+/**
+ * `SpinRepository` on PostgreSQL (table `spins`, migration `0006_wheel`). It runs on the ambient
+ * client, so inside a `UnitOfWork` the spin commits or rolls back with its ledger posting.
+ */
+export const make = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+
+  const columns = sql.literal(`id AS "spinId", user_id AS "userId", round, wheel_version AS "wheelVersion", nonce,
+    draw_value AS "drawValue", segment_id AS "segmentId", prize_type AS "prizeType", prize_value AS "prizeValue",
+    idempotency_key AS "idempotencyKey", created_at AS "createdAt"`)
+
+  const toSpins = (rows: ReadonlyArray<unknown>) => Effect.map(decodeRows(rows), (decoded) => decoded.map(toSpin))
+
+  // In its own savepoint: a refused insert must not abort the caller's transaction. Both unique
+  // keys, (user_id, round) and (user_id, idempotency_key), mean the user has spun already.
+  const record = Effect.fn("SpinRepository.record")(
+    function* (spin: Spin) {
+      yield* sql.withTransaction(
+        sql`INSERT INTO spins (id, user_id, round, wheel_version, nonce, draw_value, segment_id, prize_type,
+            prize_value, idempotency_key, created_at)
+          VALUES (${spin.spinId}, ${spin.userId}, ${spin.round}, ${spin.wheelVersion}, ${spin.nonce},
+            ${spin.drawValue}, ${spin.segmentId}, ${spin.prize.type}, ${spin.prize.value}, ${spin.idempotencyKey},
+            ${DateTime.toDateUtc(spin.createdAt)})`
+      )
+    },
+    (effect, spin) =>
+      effect.pipe(
+        Effect.catchReason("SqlError", "UniqueViolation", () => Effect.fail(new AlreadySpun({ round: spin.round }))),
+        Effect.catchTag("SqlError", Effect.die)
+      )
+  )
+
+  const findByIdempotencyKey = Effect.fn("SpinRepository.findByIdempotencyKey")(function* (
+    userId: UserId,
+    key: IdempotencyKey
+  ) {
+    const rows = yield* sql`SELECT ${columns} FROM spins WHERE user_id = ${userId} AND idempotency_key = ${key}`
+    const [found] = yield* toSpins(rows)
+    return found === undefined ? yield* Effect.succeedNone : yield* Effect.succeedSome(found)
+  }, Effect.orDie)
+
+  const listRound = Effect.fn("SpinRepository.listRound")(function* (
+    round: RoundId,
+    { limit, offset }: SpinPage,
+    userId?: UserId
+  ) {
+    const rows =
+      userId === undefined
+        ? yield* sql`SELECT ${columns} FROM spins WHERE round = ${round}
+              ORDER BY created_at, id LIMIT ${limit} OFFSET ${offset}`
+        : yield* sql`SELECT ${columns} FROM spins WHERE round = ${round} AND user_id = ${userId}
+              ORDER BY created_at, id LIMIT ${limit} OFFSET ${offset}`
+    return yield* toSpins(rows)
+  }, Effect.orDie)
+
+  return SpinRepository.of({ record, findByIdempotencyKey, listRound })
+})
+
+/** Needs a `SqlClient` on a database migrated through `0006_wheel`. */
+export const layer: Layer.Layer<SpinRepository, never, SqlClient.SqlClient> = Layer.effect(SpinRepository, make)

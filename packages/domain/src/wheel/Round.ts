@@ -1,0 +1,70 @@
+import { DateTime, Schema } from "effect"
+
+const ROUND_PATTERN = /^(\d{4})-(\d{2})-(\d{2})$/
+
+const isCalendarDate = (text: string): boolean => {
+  const match = ROUND_PATTERN.exec(text)
+  if (match === null) return false
+  const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])]
+  const date = new Date(Date.UTC(year, month - 1, day))
+  // Date.UTC rolls 2026-02-30 into March; a real date survives the round trip.
+  return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day
+}
+
+/**
+ * A spin round: one calendar day in the wheel's time zone, written `YYYY-MM-DD`. Ids of one zone
+ * sort in time order as plain strings.
+ */
+export const RoundId = Schema.String.check(
+  Schema.makeFilter(isCalendarDate, { message: "must be a calendar date written YYYY-MM-DD" })
+).pipe(Schema.brand("RoundId"))
+export type RoundId = typeof RoundId.Type
+
+const pad = (value: number, width = 2) => String(value).padStart(width, "0")
+
+/** The round `now` falls in: its calendar date in `zone`. */
+export const roundOf = (now: DateTime.DateTime, zone: DateTime.TimeZone): RoundId => {
+  const parts = DateTime.toParts(DateTime.setZone(now, zone))
+  return `${pad(parts.year, 4)}-${pad(parts.month)}-${pad(parts.day)}` as RoundId
+}
+
+/**
+ * The first instant of a calendar date in `zone`. Built from the wall-clock date and resolved by the
+ * zone's own rules, so it is right on days of 23 or 25 hours; where a clock change skips midnight
+ * itself, the day starts at the first wall-clock time that exists.
+ */
+const startOfDate = (year: number, month: number, day: number, zone: DateTime.TimeZone): DateTime.Utc =>
+  DateTime.toUtc(DateTime.makeZonedUnsafe({ year, month, day }, { timeZone: zone, adjustForTimeZone: true }))
+
+const dateOf = (round: RoundId) => {
+  const [year, month, day] = round.split("-").map(Number) as [number, number, number]
+  return { year, month, day }
+}
+
+export const roundStart = (round: RoundId, zone: DateTime.TimeZone): DateTime.Utc => {
+  const { year, month, day } = dateOf(round)
+  return startOfDate(year, month, day, zone)
+}
+
+/** The instant the round ends: the next local midnight, which is also the next round's start. */
+export const roundEnd = (round: RoundId, zone: DateTime.TimeZone): DateTime.Utc => {
+  const { year, month, day } = dateOf(round)
+  const next = new Date(Date.UTC(year, month - 1, day + 1))
+  return startOfDate(next.getUTCFullYear(), next.getUTCMonth() + 1, next.getUTCDate(), zone)
+}
+
+/**
+ * A duration as `HH:MM:SS`, rounded up to the whole second: a countdown that shows 00:00:00 only
+ * once the round is over. Hours are not wrapped (a 25-hour day starts at 25:00:00).
+ */
+export const formatCountdown = (millis: number): string => {
+  const seconds = Math.max(0, Math.ceil(millis / 1000))
+  return `${pad(Math.floor(seconds / 3600))}:${pad(Math.floor((seconds % 3600) / 60))}:${pad(seconds % 60)}`
+}
+
+/** Time left in the round `now` falls in, as `HH:MM:SS`. */
+export const expiresIn = (now: DateTime.Utc, zone: DateTime.TimeZone): string =>
+  formatCountdown(DateTime.toEpochMillis(roundEnd(roundOf(now, zone), zone)) - DateTime.toEpochMillis(now))
+
+/** Whether `round` ended before `current` began (both rounds of the same zone). */
+export const isBefore = (round: RoundId, current: RoundId): boolean => round < current

@@ -1,0 +1,55 @@
+import { type DateTime, type Redacted, Schema } from "effect"
+import { UserId } from "../auth/Model.ts"
+import { Prize, SegmentId } from "./Model.ts"
+import { RoundId } from "./Round.ts"
+
+/** A spin's id, a UUID; it is also the idempotency key of the spin's ledger transaction. */
+export const SpinId = Schema.String.check(Schema.isUUID()).pipe(Schema.brand("SpinId"))
+export type SpinId = typeof SpinId.Type
+
+/**
+ * The client's `Idempotency-Key`: 1 to 255 visible ASCII characters. It names one spin request of
+ * one user for ever; repeating it returns that spin instead of spinning again.
+ */
+export const IdempotencyKey = Schema.String.check(
+  Schema.isPattern(/^[\x21-\x7e]{1,255}$/, { message: "must be 1 to 255 visible ASCII characters" })
+).pipe(Schema.brand("IdempotencyKey"))
+export type IdempotencyKey = typeof IdempotencyKey.Type
+
+/**
+ * Which draw of the user in the round this is, part of the HMAC message. One spin per round makes it
+ * always 0 today; it is fixed by the rules, never chosen, so the server cannot shop for outcomes.
+ */
+export const Nonce = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))
+
+/** A recorded spin: enough to credit it, replay it for its idempotency key, and audit its draw. */
+export class Spin extends Schema.Class<Spin>("Spin")({
+  spinId: SpinId,
+  userId: UserId,
+  round: RoundId,
+  wheelVersion: Schema.Int,
+  nonce: Nonce,
+  drawValue: Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)),
+  segmentId: SegmentId,
+  prize: Prize,
+  createdAt: Schema.DateTimeUtc,
+  idempotencyKey: Schema.NullOr(IdempotencyKey)
+}) {}
+
+export interface SpinPage {
+  readonly limit: number
+  readonly offset: number
+}
+
+/** Hex SHA-256 of a round's seed, published while the round runs. */
+export const Commitment = Schema.String.check(
+  Schema.isPattern(/^[0-9a-f]{64}$/, { message: "must be 64 lower-case hex digits" })
+)
+
+/** A round's seed as stored; the bytes stay `Redacted` so no log can print them early. */
+export interface RoundSeed {
+  readonly round: RoundId
+  readonly seed: Redacted.Redacted<Uint8Array>
+  readonly commitment: string
+  readonly createdAt: DateTime.Utc
+}

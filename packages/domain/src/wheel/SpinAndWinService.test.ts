@@ -1,0 +1,281 @@
+import { assert, describe, it } from "@effect/vitest"
+import { BigDecimal, DateTime, Effect, Exit, Layer, Option } from "effect"
+import { Hex } from "effect/encoding"
+import { TestClock } from "effect/testing"
+import type { UserId } from "../auth/Model.ts"
+import { Account, Ledger } from "../ledger/index.ts"
+import { defaultWheel } from "./DefaultWheel.ts"
+import { segmentAt } from "./Draw.ts"
+import type { Segment } from "./Model.ts"
+import { commitmentOf, drawValue, verify } from "./ProvablyFair.ts"
+import { type RoundId, roundOf } from "./Round.ts"
+import { SeedCrypto } from "./SeedCrypto.ts"
+import type { IdempotencyKey } from "./Spin.ts"
+import { SpinAndWinService } from "./SpinAndWinService.ts"
+import { SpinRepository } from "./SpinRepository.ts"
+import { layerMemory, layerMemoryPorts } from "./testing.ts"
+import { WheelRepository } from "./WheelRepository.ts"
+
+const ROUND_SEED = Uint8Array.from({ length: 32 }, (_, index) => index * 7 + 3)
+const NOON_LAGOS = DateTime.toEpochMillis(DateTime.makeUnsafe("2026-05-01T11:00:00Z"))
+const Memory = layerMemory({ random: { roundSeed: ROUND_SEED } })
+
+const user = (id: string) => id as UserId
+const key = (value: string) => value as IdempotencyKey
+
+/**
+ * A user id whose draw in `round` lands on a segment `wanted` accepts: the seed is known (the
+ * deterministic random hands out ROUND_SEED), so the outcome can be chosen by choosing the player.
+ */
+const playerLandingOn = (round: string, wanted: (segment: Segment) => boolean) =>
+  Effect.gen(function* () {
+    const crypto = yield* SeedCrypto
+    const segments = defaultWheel("NGN").segments
+    for (let index = 0; index < 10_000; index++) {
+      const userId = `player-${index}`
+      const value = yield* drawValue(crypto, ROUND_SEED, { userId, round, nonce: 0 }, 100)
+      if (wanted(segmentAt(segments, value))) return { userId: user(userId), segment: segmentAt(segments, value) }
+    }
+    return yield* Effect.die(new Error("no player lands on the wanted segment"))
+  })
+
+const atNoon = TestClock.setTime(NOON_LAGOS)
+
+describe("SpinAndWinService.view", () => {
+  it.effect("shows the eight public segments, the coin balance, the countdown and the commitment", () =>
+    Effect.gen(function* () {
+      yield* atNoon
+      const service = yield* SpinAndWinService
+      const view = yield* service.view(user("alice"))
+      assert.strictEqual(view.coinBalance, 0)
+      assert.strictEqual(view.expiresIn, "12:00:00")
+      assert.strictEqual(view.round, "2026-05-01")
+      assert.deepStrictEqual(
+        view.segments.map((s) => s.id),
+        defaultWheel("NGN").segments.map((s) => s.id)
+      )
+      assert.isFalse(view.segments.some((segment) => "weight" in segment))
+      assert.strictEqual(view.commitment, yield* commitmentOf(yield* SeedCrypto, ROUND_SEED))
+      assert.deepStrictEqual(Object.keys(view).slice(0, 3), ["coinBalance", "expiresIn", "segments"])
+    }).pipe(Effect.provide(Memory))
+  )
+
+  it.effect("counts down by the TestClock, across a 25-hour day in Europe/London", () =>
+    Effect.gen(function* () {
+      const service = yield* SpinAndWinService
+      yield* TestClock.setTime(DateTime.toEpochMillis(DateTime.makeUnsafe("2026-10-24T23:00:00Z")))
+      assert.strictEqual((yield* service.view(user("alice"))).expiresIn, "25:00:00")
+      assert.strictEqual((yield* service.view(user("alice"))).round, "2026-10-25")
+      yield* TestClock.adjust("2 hours")
+      assert.strictEqual((yield* service.view(user("alice"))).expiresIn, "23:00:00")
+      yield* TestClock.adjust((22 * 3600 + 59 * 60 + 59) * 1000)
+      assert.strictEqual((yield* service.view(user("alice"))).expiresIn, "00:00:01")
+      yield* TestClock.adjust("1 second")
+      const next = yield* service.view(user("alice"))
+      assert.deepStrictEqual([next.round, next.expiresIn], ["2026-10-26", "24:00:00"])
+    }).pipe(Effect.provide(layerMemory({ timeZone: "Europe/London" })))
+  )
+
+  it.effect("re-issues the untouched default wheel in DEFAULT_CURRENCY and pays cash in it", () =>
+    Effect.gen(function* () {
+      yield* atNoon
+      const service = yield* SpinAndWinService
+      const view = yield* service.view(user("alice"))
+      assert.deepStrictEqual(
+        view.segments.filter((s) => s.type === "cash" && s.value > 0).map((s) => s.label),
+        ["$50", "$100", "$500", "$1,000"]
+      )
+      const active = yield* (yield* WheelRepository).active
+      assert.deepStrictEqual([active.version, active.currency], [2, "USD"])
+      const { userId, segment } = yield* playerLandingOn("2026-05-01", (s) => s.type === "cash" && s.value > 0)
+      yield* service.spin(userId)
+      const ledger = yield* Ledger
+      const usd = yield* ledger.balance(Account.userCash(userId, "USD"))
+      assert.isTrue(BigDecimal.equals(usd.amount, BigDecimal.fromBigInt(BigInt(segment.value))))
+      assert.strictEqual((yield* ledger.balances(userId)).cash.length, 1)
+    }).pipe(Effect.provide(layerMemory({ currency: "USD", random: { roundSeed: ROUND_SEED } })))
+  )
+})
+
+describe("SpinAndWinService.spin", () => {
+  it.effect("credits a coin prize through the ledger under the spin id", () =>
+    Effect.gen(function* () {
+      yield* atNoon
+      const { userId, segment } = yield* playerLandingOn("2026-05-01", (s) => s.type === "coin")
+      const service = yield* SpinAndWinService
+      const outcome = yield* service.spin(userId)
+      assert.strictEqual(outcome.segment.id, segment.id)
+      assert.strictEqual(outcome.coinBalance, segment.value)
+      assert.strictEqual(outcome.expiresIn, "12:00:00")
+      assert.isFalse(outcome.replayed)
+      const posted = yield* (yield* Ledger).find(outcome.spinId)
+      assert.isTrue(Option.isSome(posted))
+      assert.strictEqual(Option.getOrThrow(posted).kind, "prize")
+      assert.strictEqual((yield* service.view(userId)).coinBalance, segment.value)
+    }).pipe(Effect.provide(Memory))
+  )
+
+  it.effect("credits a cash prize to the cash wallet in NGN, leaving coins alone", () =>
+    Effect.gen(function* () {
+      yield* atNoon
+      const { userId, segment } = yield* playerLandingOn("2026-05-01", (s) => s.type === "cash" && s.value > 0)
+      const outcome = yield* (yield* SpinAndWinService).spin(userId)
+      assert.strictEqual(outcome.coinBalance, 0)
+      const balances = yield* (yield* Ledger).balances(userId)
+      assert.deepStrictEqual(
+        balances.cash.map((money) => [money.currency, BigDecimal.format(money.amount)]),
+        [["NGN", `${segment.value}`]]
+      )
+    }).pipe(Effect.provide(Memory))
+  )
+
+  it.effect("posts nothing for Try again", () =>
+    Effect.gen(function* () {
+      yield* atNoon
+      const { userId } = yield* playerLandingOn("2026-05-01", (s) => s.value === 0)
+      const outcome = yield* (yield* SpinAndWinService).spin(userId)
+      assert.strictEqual(outcome.segment.id, "seg-tryagain")
+      assert.isTrue(Option.isNone(yield* (yield* Ledger).find(outcome.spinId)))
+      const recorded = yield* (yield* SpinRepository).listRound("2026-05-01" as RoundId, { limit: 10, offset: 0 })
+      assert.deepStrictEqual(
+        recorded.map((spin) => spin.spinId),
+        [outcome.spinId]
+      )
+    }).pipe(Effect.provide(Memory))
+  )
+
+  it.effect("refuses a second spin in the round with AlreadySpun, and allows one in the next round", () =>
+    Effect.gen(function* () {
+      yield* atNoon
+      const service = yield* SpinAndWinService
+      yield* service.spin(user("bob"))
+      const second = yield* Effect.exit(service.spin(user("bob")))
+      const error = Option.getOrThrow(Exit.findErrorOption(second))
+      assert.strictEqual(error._tag, "AlreadySpun")
+      assert.strictEqual(error.round, "2026-05-01")
+      const withKey = yield* Effect.flip(service.spin(user("bob"), key("fresh-key")))
+      assert.strictEqual(withKey._tag, "AlreadySpun")
+      yield* TestClock.adjust("12 hours")
+      const tomorrow = yield* service.spin(user("bob"))
+      assert.strictEqual(tomorrow.round, "2026-05-02")
+    }).pipe(Effect.provide(Memory))
+  )
+
+  it.effect("lets one of 20 concurrent spins of a user through", () =>
+    Effect.gen(function* () {
+      yield* atNoon
+      const service = yield* SpinAndWinService
+      const exits = yield* Effect.forEach(Array.from({ length: 20 }), () => Effect.exit(service.spin(user("carol"))), {
+        concurrency: "unbounded"
+      })
+      assert.strictEqual(exits.filter(Exit.isSuccess).length, 1)
+      const failures = exits.flatMap((exit) => Option.toArray(Exit.findErrorOption(exit)))
+      assert.strictEqual(failures.length, 19)
+      assert.isTrue(failures.every((error) => error._tag === "AlreadySpun"))
+    }).pipe(Effect.provide(Memory))
+  )
+
+  it.effect("returns the first result for a repeated Idempotency-Key and credits once", () =>
+    Effect.gen(function* () {
+      yield* atNoon
+      const { userId, segment } = yield* playerLandingOn("2026-05-01", (s) => s.type === "coin")
+      const service = yield* SpinAndWinService
+      const first = yield* service.spin(userId, key("spin-123"))
+      yield* TestClock.adjust("1 hour")
+      const again = yield* service.spin(userId, key("spin-123"))
+      assert.strictEqual(again.spinId, first.spinId)
+      assert.deepStrictEqual(again.segment, first.segment)
+      assert.strictEqual(again.coinBalance, segment.value)
+      assert.strictEqual(again.expiresIn, "11:00:00")
+      assert.isTrue(again.replayed)
+      const both = yield* Effect.all([service.spin(userId, key("spin-123")), service.spin(userId, key("spin-123"))], {
+        concurrency: "unbounded"
+      })
+      assert.isTrue(both.every((outcome) => outcome.spinId === first.spinId))
+      assert.strictEqual((yield* (yield* Ledger).balances(userId)).coins, BigInt(segment.value))
+      // The key belongs to one user: another user's identical key is a request of its own.
+      const other = yield* service.spin(user("someone-else"), key("spin-123"))
+      assert.notStrictEqual(other.spinId, first.spinId)
+    }).pipe(Effect.provide(Memory))
+  )
+
+  it.effect("records nothing when the prize cannot be credited (one unit of work)", () =>
+    Effect.gen(function* () {
+      yield* atNoon
+      const { userId } = yield* playerLandingOn("2026-05-01", (s) => s.type === "coin")
+      const exit = yield* Effect.exit((yield* SpinAndWinService).spin(userId))
+      assert.isTrue(Exit.hasDies(exit))
+      const recorded = yield* (yield* SpinRepository).listRound("2026-05-01" as RoundId, { limit: 10, offset: 0 })
+      assert.strictEqual(recorded.length, 0)
+    }).pipe(
+      Effect.provide(
+        SpinAndWinService.layer.pipe(
+          Layer.provide(
+            Layer.effect(
+              Ledger,
+              Effect.gen(function* () {
+                const real = yield* Ledger
+                return Ledger.of({ ...real, post: () => Effect.die(new Error("ledger unavailable")) })
+              })
+            )
+          ),
+          Layer.provideMerge(layerMemoryPorts({ random: { roundSeed: ROUND_SEED } }))
+        )
+      )
+    )
+  )
+})
+
+describe("SpinAndWinService.round", () => {
+  it.effect("keeps the current and future rounds' seeds secret", () =>
+    Effect.gen(function* () {
+      yield* atNoon
+      const service = yield* SpinAndWinService
+      yield* service.spin(user("dave"))
+      for (const round of ["2026-05-01", "2026-05-02"]) {
+        const error = yield* Effect.flip(service.round(round as RoundId))
+        assert.strictEqual(error._tag, "RoundNotFinished")
+      }
+      const unseeded = yield* Effect.flip(service.round("2026-04-30" as RoundId))
+      assert.strictEqual(unseeded._tag, "RoundNotFound")
+    }).pipe(Effect.provide(Memory))
+  )
+
+  it.effect("reveals a finished round's seed, which reproduces every recorded spin", () =>
+    Effect.gen(function* () {
+      yield* atNoon
+      const service = yield* SpinAndWinService
+      const view = yield* service.view(user("erin"))
+      const spins = yield* Effect.forEach(["erin", "frank", "grace"], (name) => service.spin(user(name)))
+      yield* TestClock.adjust("12 hours")
+      const audit = yield* service.round("2026-05-01" as RoundId)
+      assert.strictEqual(audit.seed, Hex.encode(ROUND_SEED))
+      assert.strictEqual(audit.commitment, view.commitment)
+      assert.strictEqual(DateTime.formatIso(audit.endedAt), "2026-05-01T23:00:00.000Z")
+      assert.deepStrictEqual(
+        audit.spins.map((spin) => spin.spinId),
+        spins.map((spin) => spin.spinId)
+      )
+      assert.strictEqual(audit.wheels[0]?.totalWeight, 100)
+      const crypto = yield* SeedCrypto
+      const segments = defaultWheel("NGN").segments
+      for (const spin of audit.spins) {
+        const checked = yield* verify(crypto, {
+          seed: ROUND_SEED,
+          commitment: audit.commitment,
+          input: { userId: spin.userId, round: audit.round, nonce: spin.nonce },
+          segments
+        })
+        assert.isTrue(checked.commitmentMatches)
+        assert.strictEqual(checked.drawValue, spin.drawValue)
+        assert.strictEqual(checked.segment.id, spin.segmentId)
+      }
+      const mine = yield* service.round("2026-05-01" as RoundId, { userId: user("frank") })
+      assert.deepStrictEqual(
+        mine.spins.map((spin) => spin.userId),
+        ["frank"]
+      )
+      assert.strictEqual(roundOf(yield* DateTime.now, DateTime.zoneMakeNamedUnsafe("Africa/Lagos")), "2026-05-02")
+    }).pipe(Effect.provide(Memory))
+  )
+})

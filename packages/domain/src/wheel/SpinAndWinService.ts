@@ -1,0 +1,267 @@
+import { BigDecimal, Context, DateTime, Effect, Layer, Option, Redacted, Result } from "effect"
+import { Hex } from "effect/encoding"
+import type { UserId } from "../auth/Model.ts"
+import { Ledger, Movements, UnitOfWork } from "../ledger/index.ts"
+import { defaultWheel, isDefaultWheel } from "./DefaultWheel.ts"
+import { segmentAt, segmentRanges } from "./Draw.ts"
+import { type AlreadySpun, RoundNotFinished, RoundNotFound } from "./Errors.ts"
+import { type Segment, type SegmentId, toPublicSegment, type Wheel } from "./Model.ts"
+import { commitmentOf, drawValue, SEED_BYTES } from "./ProvablyFair.ts"
+import { expiresIn, isBefore, type RoundId, roundEnd, roundOf, roundStart } from "./Round.ts"
+import { RoundSeeds } from "./RoundSeeds.ts"
+import { SeedCrypto } from "./SeedCrypto.ts"
+import { type IdempotencyKey, type RoundSeed, Spin, type SpinId, type SpinPage } from "./Spin.ts"
+import { SpinRepository } from "./SpinRepository.ts"
+import { RoundAudit, SpinOutcome, WheelView } from "./Views.ts"
+import { WheelRandom } from "./WheelRandom.ts"
+import { WheelRepository } from "./WheelRepository.ts"
+import { WheelSettings } from "./WheelSettings.ts"
+
+/** Spins of a round listed per call unless the caller asks otherwise (CONTRACT §2 paging). */
+export const DEFAULT_SPIN_PAGE: SpinPage = { limit: 50, offset: 0 }
+
+export interface RoundAuditOptions {
+  /** Only this user's spins. */
+  readonly userId?: UserId | undefined
+  readonly page?: SpinPage | undefined
+}
+
+/** The spin-and-win use cases behind `GET /v1/spin-and-win` and `POST /v1/spin-and-win/spin`. */
+export class SpinAndWinService extends Context.Service<
+  SpinAndWinService,
+  {
+    /**
+     * The active wheel's public segments, the user's coin balance, the time left in the current
+     * round, and the round's seed commitment (the seed is created on first sight of the round).
+     */
+    view(userId: UserId): Effect.Effect<WheelView>
+    /**
+     * Spins once for the current round. In one unit of work the spin is recorded (at most one per
+     * user and round, enforced by the store) and its prize credited through the ledger under the
+     * spin id; a prize of 0 posts nothing. Fails `AlreadySpun` for a second spin in the round. With
+     * an `idempotencyKey` already used by this user, returns that spin again (`replayed: true`)
+     * whatever the round, and credits nothing.
+     */
+    spin(userId: UserId, idempotencyKey?: IdempotencyKey | undefined): Effect.Effect<SpinOutcome, AlreadySpun>
+    /**
+     * A finished round's revealed seed, commitment, wheels and spins. `RoundNotFinished` for the
+     * current or a future round, `RoundNotFound` for a past round that never had a seed.
+     */
+    round(round: RoundId, options?: RoundAuditOptions): Effect.Effect<RoundAudit, RoundNotFinished | RoundNotFound>
+  }
+>()("@payments-gaming/domain/wheel/SpinAndWinService") {
+  /**
+   * Needs `WheelRepository`, `SpinRepository`, `RoundSeeds`, `WheelRandom`, `SeedCrypto`,
+   * `WheelSettings`, `Ledger` and `UnitOfWork`; time comes from `Clock`.
+   */
+  static readonly layer = Layer.effect(
+    SpinAndWinService,
+    Effect.gen(function* () {
+      const wheels = yield* WheelRepository
+      const spins = yield* SpinRepository
+      const seeds = yield* RoundSeeds
+      const random = yield* WheelRandom
+      const crypto = yield* SeedCrypto
+      const settings = yield* WheelSettings
+      const ledger = yield* Ledger
+      const unitOfWork = yield* UnitOfWork
+
+      // The migration seeds the default wheel in NGN. While nobody has edited it, it follows
+      // DEFAULT_CURRENCY: an untouched default in another currency is re-issued (labels and cash
+      // prizes) in the configured one. An edited wheel keeps its own currency.
+      const activeWheel = Effect.gen(function* () {
+        const wheel = yield* wheels.active
+        if (wheel.currency === settings.currency || !isDefaultWheel(wheel)) return wheel
+        yield* Effect.logInfo("Re-issuing the default wheel in the configured currency").pipe(
+          Effect.annotateLogs({ from: wheel.currency, to: settings.currency })
+        )
+        return yield* wheels.replaceActive(wheel.version, defaultWheel(settings.currency))
+      })
+
+      const freshSeed = (round: RoundId) =>
+        Effect.gen(function* () {
+          const seed = yield* random.bytes(SEED_BYTES)
+          return {
+            round,
+            seed: Redacted.make(seed),
+            commitment: yield* commitmentOf(crypto, seed),
+            createdAt: yield* DateTime.now
+          } satisfies RoundSeed
+        })
+
+      const seedOf = (round: RoundId) => seeds.getOrCreate(round, freshSeed(round))
+
+      const coinBalance = (userId: UserId) =>
+        Effect.flatMap(ledger.balances(userId), ({ coins }) =>
+          coins <= BigInt(Number.MAX_SAFE_INTEGER)
+            ? Effect.succeed(Number(coins))
+            : Effect.die(new RangeError(`coin balance ${coins} of ${userId} exceeds a JSON integer`))
+        )
+
+      const now = Effect.map(DateTime.now, DateTime.toUtc)
+
+      const view = Effect.fn("SpinAndWinService.view")(function* (userId: UserId) {
+        const at = yield* now
+        const round = roundOf(at, settings.timeZone)
+        const wheel = yield* activeWheel
+        const seed = yield* seedOf(round)
+        return new WheelView({
+          coinBalance: yield* coinBalance(userId),
+          expiresIn: expiresIn(at, settings.timeZone),
+          segments: wheel.publicSegments,
+          round,
+          commitment: seed.commitment
+        })
+      })
+
+      const segmentOf = (wheel: Wheel, segmentId: SegmentId): Effect.Effect<Segment> => {
+        const found = wheel.segments.find((segment) => segment.id === segmentId)
+        return found === undefined
+          ? Effect.die(new Error(`segment ${segmentId} is not on wheel version ${wheel.version}`))
+          : Effect.succeed(found)
+      }
+
+      /** The stored result of an idempotency key, reported with today's balance and countdown. */
+      const replay = (stored: Spin) =>
+        Effect.gen(function* () {
+          const wheel = yield* wheels.byVersion(stored.wheelVersion)
+          if (Option.isNone(wheel)) return yield* Effect.die(new Error(`wheel version ${stored.wheelVersion} is gone`))
+          // A recorded spin's round always has its seed; creating one now would commit to nothing.
+          const seed = yield* seeds.getOrCreate(
+            stored.round,
+            Effect.die(new Error(`round ${stored.round} of spin ${stored.spinId} has no seed`))
+          )
+          return new SpinOutcome({
+            segment: toPublicSegment(yield* segmentOf(wheel.value, stored.segmentId)),
+            coinBalance: yield* coinBalance(stored.userId),
+            expiresIn: expiresIn(yield* now, settings.timeZone),
+            spinId: stored.spinId,
+            round: stored.round,
+            nonce: stored.nonce,
+            drawValue: stored.drawValue,
+            wheelVersion: stored.wheelVersion,
+            commitment: seed.commitment,
+            replayed: true
+          })
+        })
+
+      const credit = (spin: Spin, wheel: Wheel) => {
+        if (spin.prize.value === 0) return Effect.void
+        const built =
+          spin.prize.type === "coin"
+            ? Movements.coinPrize({ key: spin.spinId, userId: spin.userId, coins: BigInt(spin.prize.value) })
+            : Movements.cashPrize({
+                key: spin.spinId,
+                userId: spin.userId,
+                currency: wheel.currency,
+                amount: BigDecimal.fromBigInt(BigInt(spin.prize.value))
+              })
+        // A prize moves from a system pool, which may go negative, so neither failure can happen
+        // for a well-formed wheel: either one is a bug, not an outcome.
+        return Result.match(built, {
+          onFailure: Effect.die,
+          onSuccess: (transaction) => Effect.orDie(ledger.post(transaction))
+        })
+      }
+
+      const spinOnce = (userId: UserId, idempotencyKey: IdempotencyKey | undefined) =>
+        Effect.gen(function* () {
+          const at = yield* now
+          const round = roundOf(at, settings.timeZone)
+          const wheel = yield* activeWheel
+          const seed = yield* seedOf(round)
+          // One spin per round: the nonce is fixed, so the outcome was settled by the commitment.
+          const nonce = 0
+          const value = yield* drawValue(crypto, Redacted.value(seed.seed), { userId, round, nonce }, wheel.totalWeight)
+          const segment = segmentAt(wheel.segments, value)
+          const spin = new Spin({
+            spinId: (yield* random.uuid) as SpinId,
+            userId,
+            round,
+            wheelVersion: wheel.version,
+            nonce,
+            drawValue: value,
+            segmentId: segment.id,
+            prize: segment.prize,
+            createdAt: at,
+            idempotencyKey: idempotencyKey ?? null
+          })
+          yield* unitOfWork.transaction(Effect.andThen(spins.record(spin), credit(spin, wheel)))
+          yield* Effect.logInfo("Wheel spun").pipe(
+            Effect.annotateLogs({ spinId: spin.spinId, round, segmentId: segment.id })
+          )
+          return new SpinOutcome({
+            segment: toPublicSegment(segment),
+            coinBalance: yield* coinBalance(userId),
+            expiresIn: expiresIn(at, settings.timeZone),
+            spinId: spin.spinId,
+            round,
+            nonce,
+            drawValue: value,
+            wheelVersion: wheel.version,
+            commitment: seed.commitment,
+            replayed: false
+          })
+        })
+
+      const spin = Effect.fn("SpinAndWinService.spin")(function* (
+        userId: UserId,
+        idempotencyKey?: IdempotencyKey | undefined
+      ) {
+        if (idempotencyKey === undefined) return yield* spinOnce(userId, undefined)
+        const earlier = yield* spins.findByIdempotencyKey(userId, idempotencyKey)
+        if (Option.isSome(earlier)) return yield* replay(earlier.value)
+        // Two requests with one key can race past the lookup; the loser's insert fails, and by then
+        // the winner has committed, so its spin is found under the key.
+        return yield* spinOnce(userId, idempotencyKey).pipe(
+          Effect.catchTag("AlreadySpun", (conflict) =>
+            Effect.flatMap(spins.findByIdempotencyKey(userId, idempotencyKey), (raced) =>
+              Option.isSome(raced) ? replay(raced.value) : Effect.fail(conflict)
+            )
+          )
+        )
+      })
+
+      const round = Effect.fn("SpinAndWinService.round")(function* (roundId: RoundId, options?: RoundAuditOptions) {
+        const current = roundOf(yield* now, settings.timeZone)
+        if (!isBefore(roundId, current)) return yield* new RoundNotFinished({ round: roundId })
+        const seed = yield* seeds.revealed(roundId, current)
+        if (Option.isNone(seed)) return yield* new RoundNotFound({ round: roundId })
+        const listed = yield* spins.listRound(roundId, options?.page ?? DEFAULT_SPIN_PAGE, options?.userId)
+        const versions = [...new Set(listed.map((spin) => spin.wheelVersion))].sort((a, b) => a - b)
+        const used = yield* Effect.forEach(versions, (version) => wheels.byVersion(version))
+        return new RoundAudit({
+          round: roundId,
+          seed: Hex.encode(Redacted.value(seed.value.seed)),
+          commitment: seed.value.commitment,
+          startedAt: roundStart(roundId, settings.timeZone),
+          endedAt: roundEnd(roundId, settings.timeZone),
+          wheels: used.flatMap((wheel) =>
+            Option.isSome(wheel)
+              ? [
+                  {
+                    version: wheel.value.version,
+                    currency: wheel.value.currency,
+                    totalWeight: wheel.value.totalWeight,
+                    ranges: segmentRanges(wheel.value.segments)
+                  }
+                ]
+              : []
+          ),
+          spins: listed.map((spin) => ({
+            spinId: spin.spinId,
+            userId: spin.userId,
+            nonce: spin.nonce,
+            wheelVersion: spin.wheelVersion,
+            drawValue: spin.drawValue,
+            segmentId: spin.segmentId,
+            prize: spin.prize,
+            createdAt: spin.createdAt
+          }))
+        })
+      })
+
+      return SpinAndWinService.of({ view, spin, round })
+    })
+  )
+}

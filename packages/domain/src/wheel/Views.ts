@@ -1,0 +1,76 @@
+import { Schema } from "effect"
+import { UserId } from "../auth/Model.ts"
+import { Currency } from "../money/index.ts"
+import { Prize, PublicSegment, SegmentId } from "./Model.ts"
+import { RoundId } from "./Round.ts"
+import { Commitment, Nonce, SpinId } from "./Spin.ts"
+
+/** `HH:MM:SS` left in the current round (hours may reach 24, or 25 on a day the clocks go back). */
+export const Countdown = Schema.String.check(Schema.isPattern(/^\d{2,}:[0-5]\d:[0-5]\d$/))
+
+/**
+ * What `GET /v1/spin-and-win` shows. The first three fields are spec 2.4 exactly, in its order;
+ * `round` and `commitment` let a player check the round's draws later (see docs/provably-fair.md).
+ */
+export class WheelView extends Schema.Class<WheelView>("WheelView")({
+  coinBalance: Schema.Int,
+  expiresIn: Countdown,
+  segments: Schema.Array(PublicSegment),
+  round: RoundId,
+  commitment: Commitment
+}) {}
+
+/**
+ * The result of a spin: `segment`, `coinBalance` (after the prize), `expiresIn` as CONTRACT §4,
+ * then what identifies and audits the draw. `replayed` is true when an `Idempotency-Key` was seen
+ * before and this is the first spin's result again.
+ */
+export class SpinOutcome extends Schema.Class<SpinOutcome>("SpinOutcome")({
+  segment: PublicSegment,
+  coinBalance: Schema.Int,
+  expiresIn: Countdown,
+  spinId: SpinId,
+  round: RoundId,
+  nonce: Nonce,
+  drawValue: Schema.Int,
+  wheelVersion: Schema.Int,
+  commitment: Commitment,
+  replayed: Schema.Boolean
+}) {}
+
+/** The draw ranges of one wheel version: `[from, to)` per segment, in display order. */
+export const WheelRanges = Schema.Struct({
+  version: Schema.Int,
+  currency: Currency,
+  totalWeight: Schema.Int,
+  ranges: Schema.Array(Schema.Struct({ segmentId: SegmentId, from: Schema.Int, to: Schema.Int }))
+})
+export type WheelRanges = typeof WheelRanges.Type
+
+/** One spin of a finished round, with everything needed to recompute it. */
+export const SpinAudit = Schema.Struct({
+  spinId: SpinId,
+  userId: UserId,
+  nonce: Nonce,
+  wheelVersion: Schema.Int,
+  drawValue: Schema.Int,
+  segmentId: SegmentId,
+  prize: Prize,
+  createdAt: Schema.DateTimeUtc
+})
+export type SpinAudit = typeof SpinAudit.Type
+
+/**
+ * A finished round laid open: its seed (hex), the commitment published while it ran, the wheels
+ * its spins were drawn on (as draw ranges, which reveal the weights, needed to map a draw to a
+ * segment) and a page of its spins.
+ */
+export class RoundAudit extends Schema.Class<RoundAudit>("RoundAudit")({
+  round: RoundId,
+  seed: Schema.String,
+  commitment: Commitment,
+  startedAt: Schema.DateTimeUtc,
+  endedAt: Schema.DateTimeUtc,
+  wheels: Schema.Array(WheelRanges),
+  spins: Schema.Array(SpinAudit)
+}) {}

@@ -1,0 +1,238 @@
+import { DateTime, Effect, Layer, Option } from "effect"
+import { Digest, Mac, SecureRandom } from "effect/crypto"
+import type { UserId } from "../auth/Model.ts"
+import type { Ledger, UnitOfWork } from "../ledger/index.ts"
+import { layerMemory as layerMemoryLedger, MemoryDatabase } from "../ledger/testing.ts"
+import type { Currency } from "../money/index.ts"
+import { utf8Bytes } from "../push/Utf8.ts"
+import { defaultWheel } from "./DefaultWheel.ts"
+import { AlreadySpun } from "./Errors.ts"
+import { Wheel, type WheelDefinition } from "./Model.ts"
+import type { RoundId } from "./Round.ts"
+import { RoundSeeds } from "./RoundSeeds.ts"
+import { SeedCrypto } from "./SeedCrypto.ts"
+import type { IdempotencyKey, RoundSeed, Spin, SpinPage } from "./Spin.ts"
+import { SpinAndWinService } from "./SpinAndWinService.ts"
+import { SpinRepository } from "./SpinRepository.ts"
+import { WheelRandom } from "./WheelRandom.ts"
+import { WheelRepository } from "./WheelRepository.ts"
+import { WheelSettings } from "./WheelSettings.ts"
+
+interface WheelRow {
+  readonly wheel: Wheel
+  readonly active: boolean
+}
+
+/**
+ * An in-memory `WheelRepository` on the shared `MemoryDatabase`, holding `initial` as version 1
+ * (the default wheel in NGN, as the migration seeds it, unless told otherwise).
+ */
+export const layerMemoryWheelRepository = (
+  initial: WheelDefinition = defaultWheel("NGN")
+): Layer.Layer<WheelRepository, never, MemoryDatabase> =>
+  Layer.effect(
+    WheelRepository,
+    Effect.gen(function* () {
+      const db = yield* MemoryDatabase
+      const rows = db.table<WheelRow>("wheel.wheels")
+      rows.set("1", { wheel: new Wheel({ version: 1, ...initial }), active: true })
+
+      const activeNow = () => {
+        for (const row of rows.values()) if (row.active) return row.wheel
+        throw new Error("no active wheel")
+      }
+
+      return WheelRepository.of({
+        active: db.atomically(Effect.sync(activeNow)),
+        byVersion: (version) =>
+          db.atomically(
+            Effect.sync(() => Option.map(Option.fromUndefinedOr(rows.get(String(version))), (r) => r.wheel))
+          ),
+        replaceActive: (expectedVersion, definition) =>
+          db.transaction(
+            Effect.sync(() => {
+              const current = activeNow()
+              if (current.version !== expectedVersion) return current
+              const version = Math.max(...[...rows.values()].map((row) => row.wheel.version)) + 1
+              const wheel = new Wheel({ version, ...definition })
+              rows.set(String(current.version), { wheel: current, active: false })
+              rows.set(String(version), { wheel, active: true })
+              return wheel
+            })
+          )
+      })
+    })
+  )
+
+/** An in-memory `SpinRepository` with the SQL one's two uniqueness rules, inside the shared transactions. */
+export const layerMemorySpinRepository: Layer.Layer<SpinRepository, never, MemoryDatabase> = Layer.effect(
+  SpinRepository,
+  Effect.gen(function* () {
+    const db = yield* MemoryDatabase
+    const rows = db.table<Spin>("wheel.spins")
+
+    const record = (spin: Spin) =>
+      db.atomically(
+        Effect.suspend(() => {
+          for (const other of rows.values()) {
+            const sameRound = other.userId === spin.userId && other.round === spin.round
+            const sameKey =
+              spin.idempotencyKey !== null &&
+              other.userId === spin.userId &&
+              other.idempotencyKey === spin.idempotencyKey
+            if (sameRound || sameKey) return Effect.fail(new AlreadySpun({ round: spin.round }))
+          }
+          rows.set(spin.spinId, spin)
+          return Effect.void
+        })
+      )
+
+    const findByIdempotencyKey = (userId: UserId, key: IdempotencyKey) =>
+      db.atomically(
+        Effect.sync(() =>
+          Option.fromUndefinedOr([...rows.values()].find((s) => s.userId === userId && s.idempotencyKey === key))
+        )
+      )
+
+    const listRound = (round: RoundId, { limit, offset }: SpinPage, userId?: UserId) =>
+      db.atomically(
+        Effect.sync(() =>
+          [...rows.values()]
+            .filter((spin) => spin.round === round && (userId === undefined || spin.userId === userId))
+            .sort((a, b) => DateTime.toEpochMillis(a.createdAt) - DateTime.toEpochMillis(b.createdAt))
+            .slice(offset, offset + limit)
+        )
+      )
+
+    return SpinRepository.of({ record, findByIdempotencyKey, listRound })
+  })
+)
+
+/** In-memory `RoundSeeds`: get-or-create under the database lock, reveal only rounds before `current`. */
+export const layerMemoryRoundSeeds: Layer.Layer<RoundSeeds, never, MemoryDatabase> = Layer.effect(
+  RoundSeeds,
+  Effect.gen(function* () {
+    const db = yield* MemoryDatabase
+    const rows = db.table<RoundSeed>("wheel.round_seeds")
+    return RoundSeeds.of({
+      getOrCreate: (round, fresh) =>
+        db.atomically(
+          Effect.suspend(() => {
+            const stored = rows.get(round)
+            if (stored !== undefined) return Effect.succeed(stored)
+            return Effect.map(fresh, (seed) => {
+              rows.set(round, seed)
+              return seed
+            })
+          })
+        ),
+      revealed: (round, current) =>
+        db.atomically(Effect.sync(() => (round < current ? Option.fromUndefinedOr(rows.get(round)) : Option.none())))
+    })
+  })
+)
+
+/** SHA-256 and HMAC-SHA256 from `effect/crypto` on the runtime's WebCrypto: real digests, no Node API. */
+export const layerWebCryptoSeedCrypto: Layer.Layer<SeedCrypto> = Layer.effect(
+  SeedCrypto,
+  Effect.gen(function* () {
+    const digest = yield* Digest.Digest
+    const mac = yield* Mac.Mac
+    return SeedCrypto.of({
+      sha256: (data) => digest.digest(Digest.sha256, data),
+      hmacSha256: (key, message) =>
+        Mac.key(Mac.hmacSha256, key).pipe(
+          Effect.flatMap((macKey) => mac.sign(macKey, utf8Bytes(message))),
+          Effect.orDie
+        )
+    })
+  })
+).pipe(Layer.provide([Digest.layerWebCrypto, Mac.layerWebCrypto.pipe(Layer.provide(SecureRandom.layerWebCrypto))]))
+
+/** mulberry32: a tiny, well-mixed 32-bit generator; reproducible, and of course not secure. */
+const mulberry32 = (state: number) => {
+  let current = state >>> 0
+  return () => {
+    current = (current + 0x6d2b79f5) >>> 0
+    let t = current
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return (t ^ (t >>> 14)) >>> 0
+  }
+}
+
+export interface DeterministicRandomOptions {
+  /** Start of the generator's sequence. */
+  readonly state?: number
+  /** Returned for every seed-sized request (32 bytes), so every round's seed is known to the test. */
+  readonly roundSeed?: Uint8Array
+}
+
+/**
+ * A reproducible `WheelRandom`. With `roundSeed` a test knows each round's seed in advance and can
+ * pick a user id whose draw lands on the segment it needs (`forceSegment` in the tests).
+ */
+export const layerDeterministicRandom = (options: DeterministicRandomOptions = {}): Layer.Layer<WheelRandom> =>
+  Layer.sync(WheelRandom, () => {
+    const next = mulberry32(options.state ?? 0x5eed)
+    const bytes = (size: number) => {
+      const out = new Uint8Array(size)
+      for (let index = 0; index < size; index += 4) {
+        const word = next()
+        for (let shift = 0; shift < 4 && index + shift < size; shift++)
+          out[index + shift] = (word >>> (24 - 8 * shift)) & 0xff
+      }
+      return out
+    }
+    // Uniform integers and UUIDv4 layout from effect's own derivations over these bytes.
+    const derived = SecureRandom.make(bytes)
+    return WheelRandom.of({
+      bytes: (size) =>
+        Effect.sync(() =>
+          options.roundSeed !== undefined && size === options.roundSeed.length ? options.roundSeed.slice() : bytes(size)
+        ),
+      int: (bound) => derived.intBetween(0, bound, { halfOpen: true }),
+      uuid: derived.uuidV4()
+    })
+  })
+
+export interface MemoryOptions {
+  readonly currency?: Currency
+  readonly timeZone?: string
+  /** The wheel stored as version 1; the default wheel in NGN (as the migration seeds it) otherwise. */
+  readonly wheel?: WheelDefinition
+  readonly random?: DeterministicRandomOptions
+}
+
+/**
+ * Every port of the wheel in memory, on the in-memory ledger and unit of work (one shared
+ * `MemoryDatabase`, so a failed unit of work rolls back spins and postings together).
+ */
+export const layerMemoryPorts = (
+  options: MemoryOptions = {}
+): Layer.Layer<
+  | WheelRepository
+  | SpinRepository
+  | RoundSeeds
+  | WheelRandom
+  | SeedCrypto
+  | WheelSettings
+  | Ledger
+  | UnitOfWork
+  | MemoryDatabase
+> =>
+  Layer.mergeAll(
+    layerMemoryWheelRepository(options.wheel),
+    layerMemorySpinRepository,
+    layerMemoryRoundSeeds,
+    layerDeterministicRandom(options.random),
+    layerWebCryptoSeedCrypto,
+    WheelSettings.layer({
+      currency: options.currency ?? "NGN",
+      timeZone: DateTime.zoneMakeNamedUnsafe(options.timeZone ?? "Africa/Lagos")
+    })
+  ).pipe(Layer.provideMerge(layerMemoryLedger))
+
+/** `SpinAndWinService` on in-memory ports, which stay reachable for assertions. */
+export const layerMemory = (options: MemoryOptions = {}) =>
+  SpinAndWinService.layer.pipe(Layer.provideMerge(layerMemoryPorts(options)))

@@ -1,0 +1,273 @@
+import { createHash, createHmac } from "node:crypto"
+import { assert, describe, layer } from "@effect/vitest"
+import type { UserId } from "@payments-gaming/domain/auth"
+import { Ledger } from "@payments-gaming/domain/ledger"
+import {
+  defaultWheel,
+  drawFromBytes,
+  type IdempotencyKey,
+  ProvablyFair,
+  type RoundId,
+  RoundSeeds,
+  SeedCrypto,
+  type Segment,
+  SpinAndWinService,
+  SpinRepository,
+  segmentAt,
+  WheelDefinition,
+  WheelRepository,
+  WheelTesting
+} from "@payments-gaming/domain/wheel"
+import { BigDecimal, DateTime, Effect, Exit, Option, Redacted } from "effect"
+import { SqlClient } from "effect/sql"
+import { TestClock } from "effect/testing"
+import * as CryptoWheelRandom from "../../packages/adapters/src/wheel/CryptoWheelRandom.ts"
+import { wheelOnPostgres } from "./WheelDatabase.ts"
+
+const ROUND_SEED = Uint8Array.from({ length: 32 }, (_, index) => (index * 37 + 11) % 256)
+const ROUND = "2026-05-01"
+const atNoonLagos = TestClock.setTime(Date.parse("2026-05-01T11:00:00.000Z"))
+const user = (id: string) => id as UserId
+const key = (value: string) => value as IdempotencyKey
+
+/**
+ * Runs a test body on a fresh TestClock. The database layer is built on the live clock (test
+ * services excluded): its pool reaps idle connections on a timer, and jumping a TestClock it
+ * shared by decades would replay every tick of that timer.
+ */
+const withTestClock = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.provide(effect, TestClock.layer())
+
+/** A fresh user id whose draw in ROUND (under ROUND_SEED) lands on a segment `wanted` accepts. */
+const playerLandingOn = (prefix: string, wanted: (segment: Segment) => boolean) =>
+  Effect.gen(function* () {
+    const crypto = yield* SeedCrypto
+    const segments = defaultWheel("NGN").segments
+    for (let index = 0; index < 10_000; index++) {
+      const userId = `${prefix}-${index}`
+      const value = yield* ProvablyFair.drawValue(crypto, ROUND_SEED, { userId, round: ROUND, nonce: 0 }, 100)
+      const segment = segmentAt(segments, value)
+      if (wanted(segment)) return { userId: user(userId), segment }
+    }
+    return yield* Effect.die(new Error("no player lands on the wanted segment"))
+  })
+
+/** Ledger transactions that touched any account of the user. */
+const movementsOf = (userId: string) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const [row] = yield* sql<{ count: number }>`SELECT count(DISTINCT p.transaction_id)::int AS count
+      FROM ledger_postings p JOIN ledger_accounts a ON a.id = p.account_id WHERE a.owner_user_id = ${userId}`
+    return row?.count ?? -1
+  })
+
+describe("spin-and-win on PostgreSQL", () => {
+  layer(wheelOnPostgres(WheelTesting.layerDeterministicRandom({ roundSeed: ROUND_SEED })), {
+    timeout: "60 seconds",
+    excludeTestServices: true
+  })("with a known round seed", (it) => {
+    it.effect("the migration seeds CONTRACT §3's default wheel as active version 1", () =>
+      Effect.gen(function* () {
+        const wheel = yield* (yield* WheelRepository).active
+        assert.strictEqual(wheel.version, 1)
+        assert.strictEqual(wheel.currency, "NGN")
+        assert.deepStrictEqual(
+          wheel.segments.map((s) => [s.id, s.label, s.type, s.value, s.weight]),
+          defaultWheel("NGN").segments.map((s) => [s.id, s.label, s.type, s.value, s.weight])
+        )
+        const sql = yield* SqlClient.SqlClient
+        const [count] = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM wheel_segments`
+        assert.strictEqual(count?.n, 8)
+      }).pipe(withTestClock)
+    )
+
+    it.effect("20 concurrent spins of one user: exactly one succeeds, 19 are AlreadySpun", () =>
+      Effect.gen(function* () {
+        yield* atNoonLagos
+        const { userId, segment } = yield* playerLandingOn("racer", (s) => s.type === "coin")
+        const service = yield* SpinAndWinService
+        const exits = yield* Effect.forEach(Array.from({ length: 20 }), () => Effect.exit(service.spin(userId)), {
+          concurrency: "unbounded"
+        })
+        const won = exits.filter(Exit.isSuccess)
+        const errors = exits.flatMap((exit) => Option.toArray(Exit.findErrorOption(exit)))
+        assert.strictEqual(won.length, 1)
+        assert.strictEqual(errors.length, 19)
+        assert.isTrue(errors.every((error) => error._tag === "AlreadySpun" && error.round === ROUND))
+        const sql = yield* SqlClient.SqlClient
+        const [rows] = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM spins WHERE user_id = ${userId}`
+        assert.strictEqual(rows?.n, 1)
+        assert.strictEqual(yield* movementsOf(userId), 1)
+        assert.strictEqual((yield* (yield* Ledger).balances(userId)).coins, BigInt(segment.value))
+      }).pipe(withTestClock)
+    )
+
+    it.effect("the same Idempotency-Key twice gives the same result and one ledger movement", () =>
+      Effect.gen(function* () {
+        yield* atNoonLagos
+        const { userId, segment } = yield* playerLandingOn("retrier", (s) => s.type === "coin")
+        const service = yield* SpinAndWinService
+        const first = yield* service.spin(userId, key("8f1e6c1a-retry"))
+        const second = yield* service.spin(userId, key("8f1e6c1a-retry"))
+        assert.strictEqual(second.spinId, first.spinId)
+        assert.deepStrictEqual(second.segment, first.segment)
+        assert.strictEqual(second.coinBalance, segment.value)
+        assert.deepStrictEqual([first.replayed, second.replayed], [false, true])
+        assert.strictEqual(yield* movementsOf(userId), 1)
+        const posted = yield* (yield* Ledger).find(first.spinId)
+        assert.isTrue(Option.isSome(posted), "the ledger key is the spin id")
+
+        // Racing requests with one key: every one answers with the single recorded spin.
+        const other = yield* playerLandingOn("racing-retrier", (s) => s.type === "coin")
+        const outcomes = yield* Effect.forEach(
+          Array.from({ length: 10 }),
+          () => service.spin(other.userId, key("same-key")),
+          { concurrency: "unbounded" }
+        )
+        assert.strictEqual(new Set(outcomes.map((outcome) => outcome.spinId)).size, 1)
+        assert.strictEqual(outcomes.filter((outcome) => !outcome.replayed).length, 1)
+        assert.strictEqual(yield* movementsOf(other.userId), 1)
+        assert.strictEqual((yield* (yield* Ledger).balances(other.userId)).coins, BigInt(other.segment.value))
+      }).pipe(withTestClock)
+    )
+
+    it.effect("a coin prize moves the coin balance, a cash prize the NGN cash balance", () =>
+      Effect.gen(function* () {
+        yield* atNoonLagos
+        const service = yield* SpinAndWinService
+        const ledger = yield* Ledger
+        const coin = yield* playerLandingOn("coin-winner", (s) => s.type === "coin")
+        assert.strictEqual((yield* service.view(coin.userId)).coinBalance, 0)
+        const coinOutcome = yield* service.spin(coin.userId)
+        assert.strictEqual(coinOutcome.segment.id, coin.segment.id)
+        assert.strictEqual(coinOutcome.coinBalance, coin.segment.value)
+        assert.strictEqual((yield* service.view(coin.userId)).coinBalance, coin.segment.value)
+        assert.deepStrictEqual((yield* ledger.balances(coin.userId)).cash, [])
+
+        const cash = yield* playerLandingOn("cash-winner", (s) => s.type === "cash" && s.value > 0)
+        const cashOutcome = yield* service.spin(cash.userId)
+        assert.strictEqual(cashOutcome.segment.id, cash.segment.id)
+        assert.strictEqual(cashOutcome.coinBalance, 0)
+        const balances = yield* ledger.balances(cash.userId)
+        assert.deepStrictEqual(
+          balances.cash.map((money) => money.currency),
+          ["NGN"]
+        )
+        assert.isTrue(BigDecimal.equals(balances.cash[0]!.amount, BigDecimal.fromBigInt(BigInt(cash.segment.value))))
+
+        const loser = yield* playerLandingOn("unlucky", (s) => s.value === 0)
+        const nothing = yield* service.spin(loser.userId)
+        assert.strictEqual(nothing.segment.id, "seg-tryagain")
+        assert.strictEqual(yield* movementsOf(loser.userId), 0)
+        assert.deepStrictEqual(yield* ledger.reconcile, [])
+      }).pipe(withTestClock)
+    )
+
+    it.effect("a finished round's revealed seed reproduces a recorded spin with plain node:crypto", () =>
+      Effect.gen(function* () {
+        yield* TestClock.setTime(Date.parse("2026-06-10T08:00:00.000Z"))
+        const service = yield* SpinAndWinService
+        const { commitment } = yield* service.view(user("auditor"))
+        const spun = yield* service.spin(user("auditor"))
+        const early = yield* Effect.flip(service.round("2026-06-10" as RoundId))
+        assert.strictEqual(early._tag, "RoundNotFinished")
+
+        yield* TestClock.adjust("1 day")
+        const audit = yield* service.round("2026-06-10" as RoundId, { userId: user("auditor") })
+        const spin = audit.spins[0]!
+        assert.strictEqual(spin.spinId, spun.spinId)
+
+        // What any player can do with the published data and no code of ours.
+        const seed = Buffer.from(audit.seed, "hex")
+        assert.strictEqual(createHash("sha256").update(seed).digest("hex"), commitment)
+        assert.strictEqual(audit.commitment, commitment)
+        const mac = createHmac("sha256", seed).update(`auditor:2026-06-10:${spin.nonce}`).digest()
+        const draw = Option.getOrThrow(drawFromBytes(new Uint8Array(mac), audit.wheels[0]!.totalWeight))
+        assert.strictEqual(draw, spin.drawValue)
+        const range = audit.wheels[0]!.ranges.find(({ from, to }) => draw >= from && draw < to)
+        assert.strictEqual(range?.segmentId, spin.segmentId)
+        assert.strictEqual(spin.segmentId, spun.segment.id)
+      }).pipe(withTestClock)
+    )
+
+    it.effect("round seeds: one per round under concurrency, revealed only once the round is past", () =>
+      Effect.gen(function* () {
+        const seeds = yield* RoundSeeds
+        const round = "2030-01-01" as RoundId
+        const candidates = Array.from({ length: 20 }, (_, index) => {
+          const seed = new Uint8Array(32).fill(index)
+          return {
+            round,
+            seed: Redacted.make(seed),
+            commitment: createHash("sha256").update(seed).digest("hex"),
+            createdAt: DateTime.makeUnsafe("2030-01-01T00:00:00Z")
+          }
+        })
+        const stored = yield* Effect.forEach(
+          candidates,
+          (candidate) => seeds.getOrCreate(round, Effect.succeed(candidate)),
+          {
+            concurrency: "unbounded"
+          }
+        )
+        assert.strictEqual(new Set(stored.map((seed) => seed.commitment)).size, 1)
+        const winner = Redacted.value(stored[0]!.seed)
+        assert.strictEqual(createHash("sha256").update(winner).digest("hex"), stored[0]!.commitment)
+        assert.isTrue(Option.isNone(yield* seeds.revealed(round, round)))
+        assert.isTrue(Option.isNone(yield* seeds.revealed(round, "2029-12-31" as RoundId)))
+        const revealed = yield* seeds.revealed(round, "2030-01-02" as RoundId)
+        assert.deepStrictEqual(
+          Option.map(revealed, (seed) => [...Redacted.value(seed.seed)]),
+          Option.some([...winner])
+        )
+        const reused = yield* seeds.getOrCreate(round, Effect.die(new Error("must not create a second seed")))
+        assert.strictEqual(reused.commitment, stored[0]!.commitment)
+      }).pipe(withTestClock)
+    )
+  })
+
+  layer(wheelOnPostgres(CryptoWheelRandom.layer), { timeout: "60 seconds", excludeTestServices: true })(
+    "with the production randomness",
+    (it) => {
+      it.effect("spins with a CSPRNG seed and the spin verifies after the round", () =>
+        Effect.gen(function* () {
+          yield* atNoonLagos
+          const service = yield* SpinAndWinService
+          const outcome = yield* service.spin(user("real"))
+          assert.match(outcome.spinId, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
+          yield* TestClock.adjust("1 day")
+          const audit = yield* service.round(ROUND as RoundId)
+          const checked = yield* ProvablyFair.verify(yield* SeedCrypto, {
+            seed: new Uint8Array(Buffer.from(audit.seed, "hex")),
+            commitment: outcome.commitment,
+            input: { userId: "real", round: ROUND, nonce: outcome.nonce },
+            segments: defaultWheel("NGN").segments
+          })
+          assert.isTrue(checked.commitmentMatches)
+          assert.strictEqual(checked.segment.id, outcome.segment.id)
+          assert.notDeepEqual([...Buffer.from(audit.seed, "hex")], [...ROUND_SEED])
+        }).pipe(withTestClock)
+      )
+
+      it.effect("replacing the active wheel is a compare-and-set that keeps old versions", () =>
+        Effect.gen(function* () {
+          const wheels = yield* WheelRepository
+          const usd = new WheelDefinition({ ...defaultWheel("USD") })
+          const results = yield* Effect.forEach(Array.from({ length: 5 }), () => wheels.replaceActive(1, usd), {
+            concurrency: "unbounded"
+          })
+          assert.deepStrictEqual(
+            results.map((wheel) => wheel.version),
+            [2, 2, 2, 2, 2]
+          )
+          const active = yield* wheels.active
+          assert.deepStrictEqual([active.version, active.currency, active.segments[0]?.label], [2, "USD", "$50"])
+          const first = Option.getOrThrow(yield* wheels.byVersion(1))
+          assert.deepStrictEqual([first.currency, first.segments[7]?.label], ["NGN", "₦1,000"])
+          assert.isTrue(Option.isNone(yield* wheels.byVersion(3)))
+          const spins = yield* SpinRepository
+          assert.deepStrictEqual(yield* spins.listRound("2001-01-01" as RoundId, { limit: 5, offset: 0 }), [])
+        }).pipe(withTestClock)
+      )
+    }
+  )
+})

@@ -1,0 +1,129 @@
+import { assert, describe, layer } from "@effect/vitest"
+import { Effect } from "effect"
+import { unique } from "../banking/fixtures.ts"
+import { request, TestServer, tokenFor } from "../support/TestServer.ts"
+
+const EXPECTED_SEGMENTS = [
+  { id: "seg-₦50", label: "₦50", value: 50, type: "cash" },
+  { id: "seg-10coins", label: "10 coins", value: 10, type: "coin" },
+  { id: "seg-₦100", label: "₦100", value: 100, type: "cash" },
+  { id: "seg-20coins", label: "20 coins", value: 20, type: "coin" },
+  { id: "seg-tryagain", label: "Try again", value: 0, type: "cash" },
+  { id: "seg-₦500", label: "₦500", value: 500, type: "cash" },
+  { id: "seg-50coins", label: "50 coins", value: 50, type: "coin" },
+  { id: "seg-₦1,000", label: "₦1,000", value: 1000, type: "cash" }
+]
+
+/** Seconds left until the next midnight in Africa/Lagos (UTC+1 all year). */
+const secondsToLagosMidnight = () => {
+  const lagos = Date.now() + 3_600_000
+  return Math.ceil((86_400_000 - (lagos % 86_400_000)) / 1000)
+}
+const seconds = (hhmmss: string) => {
+  const [h, m, s] = hhmmss.split(":").map(Number) as [number, number, number]
+  return h * 3600 + m * 60 + s
+}
+
+const spin = (token: string, key?: string) =>
+  request("/v1/spin-and-win/spin", {
+    method: "POST",
+    token,
+    ...(key === undefined ? {} : { headers: { "idempotency-key": key } })
+  })
+
+describe("spin-and-win over HTTP", () => {
+  layer(TestServer(), { timeout: "120 seconds", excludeTestServices: true })((it) => {
+    it.effect("GET answers exactly the spec's shape: eight segments in order, epoch envelope, countdown", () =>
+      Effect.gen(function* () {
+        const response = yield* request("/v1/spin-and-win", { token: yield* tokenFor(unique("viewer")) })
+        assert.strictEqual(response.status, 200)
+        assert.deepStrictEqual(Object.keys(response.json), ["timestamp", "status", "success", "message", "data"])
+        assert.match(response.json.timestamp, /^\d{13}$/)
+        assert.match(response.json.message, /segments fetched/i)
+        assert.deepStrictEqual(Object.keys(response.json.data), ["coinBalance", "expiresIn", "segments"])
+        assert.strictEqual(response.json.data.coinBalance, 0)
+        assert.deepStrictEqual(response.json.data.segments, EXPECTED_SEGMENTS)
+        for (const segment of response.json.data.segments)
+          assert.deepStrictEqual(Object.keys(segment), ["id", "label", "value", "type"])
+        assert.notInclude(response.text, "weight")
+        assert.match(response.json.data.expiresIn, /^\d{2}:[0-5]\d:[0-5]\d$/)
+        assert.approximately(seconds(response.json.data.expiresIn), secondsToLagosMidnight(), 3)
+        assert.match(response.headers.get("x-round-commitment") ?? "", /^[0-9a-f]{64}$/)
+        assert.match(response.headers.get("x-spin-round") ?? "", /^\d{4}-\d{2}-\d{2}$/)
+      })
+    )
+
+    it.effect("a coin prize moves the coin balance and a cash prize the NGN wallet, once per user per round", () =>
+      Effect.gen(function* () {
+        const seen = new Set<string>()
+        for (let i = 0; i < 40 && seen.size < 2; i++) {
+          const userId = unique("spinner")
+          const token = yield* tokenFor(userId)
+          const response = yield* spin(token)
+          assert.strictEqual(response.status, 200)
+          assert.deepStrictEqual(Object.keys(response.json.data), ["segment", "coinBalance", "expiresIn"])
+          const segment = response.json.data.segment
+          const wallet = yield* request("/v1/wallet", { token })
+          const ngn = wallet.json.data.balances.find((b: { currency: string }) => b.currency === "NGN")?.available
+          if (segment.type === "coin") {
+            assert.strictEqual(response.json.data.coinBalance, segment.value)
+            assert.strictEqual(wallet.json.data.coinBalance, segment.value)
+            seen.add("coin")
+          } else {
+            assert.strictEqual(response.json.data.coinBalance, 0)
+            assert.strictEqual(ngn ?? "0.00", `${segment.value}.00`)
+            if (segment.value > 0) seen.add("cash")
+          }
+          const view = yield* request("/v1/spin-and-win", { token })
+          assert.strictEqual(view.json.data.coinBalance, response.json.data.coinBalance)
+          const second = yield* spin(token)
+          assert.strictEqual(second.status, 409)
+          assert.strictEqual(second.json.success, false)
+        }
+        assert.deepStrictEqual([...seen].sort(), ["cash", "coin"])
+      })
+    )
+
+    it.effect("a repeated Idempotency-Key returns the first result", () =>
+      Effect.gen(function* () {
+        const token = yield* tokenFor(unique("idem"))
+        const first = yield* spin(token, "key-1")
+        const again = yield* spin(token, "key-1")
+        assert.strictEqual(first.status, 200)
+        assert.strictEqual(again.status, 200)
+        // The same spin again (the countdown has moved on by the time of the second call).
+        assert.deepStrictEqual(again.json.data.segment, first.json.data.segment)
+        assert.strictEqual(again.json.data.coinBalance, first.json.data.coinBalance)
+        assert.strictEqual(again.headers.get("x-spin-id"), first.headers.get("x-spin-id"))
+        assert.strictEqual((yield* spin(token, "key-2")).status, 409)
+      })
+    )
+
+    it.effect("exactly one of 20 concurrent spins by one user succeeds", () =>
+      Effect.gen(function* () {
+        const token = yield* tokenFor(unique("racer"))
+        const answers = yield* Effect.all(
+          Array.from({ length: 20 }, () => spin(token)),
+          { concurrency: "unbounded" }
+        )
+        const statuses = answers.map((answer) => answer.status).sort()
+        assert.deepStrictEqual(statuses, [200, ...Array(19).fill(409)])
+      })
+    )
+
+    it.effect("the current round's seed is not revealed; an unknown round is 404; both need a bearer", () =>
+      Effect.gen(function* () {
+        const token = yield* tokenFor(unique("auditor"))
+        const view = yield* request("/v1/spin-and-win", { token })
+        const round = view.headers.get("x-spin-round")
+        const current = yield* request(`/v1/spin-and-win/rounds/${round}`, { token })
+        assert.strictEqual(current.status, 409)
+        assert.notInclude(current.text, 'seed":')
+        assert.strictEqual((yield* request("/v1/spin-and-win/rounds/2001-01-01", { token })).status, 404)
+        assert.strictEqual((yield* request("/v1/spin-and-win/rounds/not-a-day", { token })).status, 400)
+        assert.strictEqual((yield* request("/v1/spin-and-win")).status, 401)
+        assert.strictEqual((yield* request("/v1/spin-and-win/spin", { method: "POST" })).status, 401)
+      })
+    )
+  })
+})
