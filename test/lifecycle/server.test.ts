@@ -16,7 +16,7 @@ const SECRETS = {
   AUTH_JWT_SECRET: "lifecycle-test-jwt-secret-0123456789abcdef",
   INTERNAL_API_KEY: "lifecycle-test-internal-key",
   WEBHOOK_SECRETS: "lifecycle-test-webhook-secret",
-  CARD_FINGERPRINT_KEY: "lifecycle-test-card-key"
+  CARD_FINGERPRINT_KEY: "lifecycle-test-card-fingerprint-key-000000"
 }
 
 /** A stop asked for by SIGTERM is a clean exit (apps/http/src/main.ts maps the interruption to 0). */

@@ -11,7 +11,7 @@ export const TEST_ENV = {
   AUTH_JWT_SECRET: "test-only-jwt-secret-0123456789abcdef",
   INTERNAL_API_KEY: "test-only-internal-key",
   WEBHOOK_SECRETS: "test-webhook-secret-current,test-webhook-secret-previous",
-  CARD_FINGERPRINT_KEY: "test-only-card-fingerprint-key",
+  CARD_FINGERPRINT_KEY: "test-only-card-fingerprint-key-0123456789",
   APP_TIMEZONE: "Africa/Lagos",
   WHEEL_TIMEZONE: "Africa/Lagos",
   DEFAULT_CURRENCY: "NGN",

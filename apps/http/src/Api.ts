@@ -1,6 +1,7 @@
 import { HttpApi, OpenApi } from "effect/http-api"
 import { BankingAdminApi, WalletApi } from "./banking/WalletApi.ts"
 import { WebhookApi } from "./banking/WebhookApi.ts"
+import { CardsApi } from "./cards/CardsApi.ts"
 import { SchemaErrors } from "./middleware/SchemaErrors.ts"
 import { PushApi } from "./push/PushApi.ts"
 import { SystemApi } from "./system/SystemApi.ts"
@@ -16,6 +17,7 @@ export class Api extends HttpApi.make("payments-gaming")
   .add(WalletApi)
   .add(BankingAdminApi)
   .add(WheelApi)
+  .add(CardsApi)
   .middleware(SchemaErrors)
   .annotate(HttpApi.PayloadParseOptions, { errors: "all" })
   .annotateMerge(

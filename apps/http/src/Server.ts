@@ -2,9 +2,12 @@ import { createServer } from "node:http"
 import { NodeHttpServer } from "@effect/platform-node"
 import * as InternalKeyAdapter from "@payments-gaming/adapters/auth/InternalKey"
 import * as JwtVerifier from "@payments-gaming/adapters/auth/JwtVerifier"
+import * as CreditCardTypeBrandDetector from "@payments-gaming/adapters/cards/CreditCardTypeBrandDetector"
+import * as HmacCardFingerprinter from "@payments-gaming/adapters/cards/HmacCardFingerprinter"
 import * as DevSecrets from "@payments-gaming/adapters/config/DevSecrets"
 import * as Logging from "@payments-gaming/adapters/observability/Logging"
 import * as BankingPostgres from "@payments-gaming/adapters/postgres/BankingPostgres"
+import * as CardRepositoryPg from "@payments-gaming/adapters/postgres/CardRepository"
 import * as ChallengeRepositoryPg from "@payments-gaming/adapters/postgres/ChallengeRepository"
 import * as Database from "@payments-gaming/adapters/postgres/Database"
 import * as PushDeliveryRepository from "@payments-gaming/adapters/postgres/PushDeliveryRepository"
@@ -12,6 +15,7 @@ import * as PushGatewaysLive from "@payments-gaming/adapters/push/PushGatewaysLi
 import * as WebhookSignature from "@payments-gaming/adapters/signature/WebhookSignature"
 import * as SpinAndWinLive from "@payments-gaming/adapters/wheel/SpinAndWinLive"
 import * as WheelSettingsConfig from "@payments-gaming/adapters/wheel/WheelSettingsConfig"
+import { CardsService } from "@payments-gaming/domain/cards"
 import { PushService } from "@payments-gaming/domain/push"
 import { TriviaService } from "@payments-gaming/domain/trivia"
 import { ByteSize, Config, ConfigProvider, Effect, Layer } from "effect"
@@ -21,6 +25,7 @@ import { PrometheusMetrics } from "effect/observability"
 import { Api } from "./Api.ts"
 import { BankingAdminHandlers, WalletHandlers } from "./banking/WalletHandlers.ts"
 import { WebhookHandlers } from "./banking/WebhookHandlers.ts"
+import { CardsHandlers } from "./cards/CardsHandlers.ts"
 import * as Authentication from "./middleware/Authentication.ts"
 import * as InternalKey from "./middleware/InternalKey.ts"
 import * as RequireAdmin from "./middleware/RequireAdmin.ts"
@@ -43,7 +48,8 @@ const ApiRoutes = HttpApiBuilder.layer(Api, { openapiPath: "/openapi.json" }).pi
     WebhookHandlers,
     WalletHandlers,
     BankingAdminHandlers,
-    WheelHandlers
+    WheelHandlers,
+    CardsHandlers
   ]),
   Layer.provide([SchemaErrors.layer, Authentication.layer, RequireAdmin.layer, InternalKey.layer])
 )
@@ -78,6 +84,11 @@ export const WheelLive = SpinAndWinLive.layer.pipe(
   Layer.provide(BankingPostgres.layerLedger)
 )
 
+/** Card registration: brand detection from credit-card-type, fingerprints keyed by CARD_FINGERPRINT_KEY. */
+export const CardsLive = CardsService.layer.pipe(
+  Layer.provide([CardRepositoryPg.layer, CreditCardTypeBrandDetector.layer, HmacCardFingerprinter.layerConfig])
+)
+
 /** The adapters behind the ports, from configuration. */
 export const Adapters = Layer.mergeAll(
   JwtVerifier.layerConfig,
@@ -86,7 +97,8 @@ export const Adapters = Layer.mergeAll(
   PushLive,
   TriviaLive,
   BankingLive,
-  WheelLive
+  WheelLive,
+  CardsLive
 )
 
 const listen = Layer.unwrap(

@@ -2,6 +2,7 @@ import type { Effect } from "effect"
 import type { SqlClient } from "effect/sql"
 import foundation from "./0001_foundation.ts"
 import ledgerBanking from "./0002_ledger_banking.ts"
+import cards from "./0003_cards.ts"
 import trivia from "./0004_trivia.ts"
 import pushDeliveries from "./0005_push_deliveries.ts"
 import wheel from "./0006_wheel.ts"
@@ -13,6 +14,7 @@ import wheel from "./0006_wheel.ts"
 export const migrations: Record<string, Effect.Effect<unknown, unknown, SqlClient.SqlClient>> = {
   "0001_foundation": foundation,
   "0002_ledger_banking": ledgerBanking,
+  "0003_cards": cards,
   "0004_trivia": trivia,
   "0005_push_deliveries": pushDeliveries,
   "0006_wheel": wheel

@@ -1,0 +1,45 @@
+import { CardsService } from "@payments-gaming/domain/cards"
+import { Effect } from "effect"
+import { HttpApiBuilder } from "effect/http-api"
+import { Api } from "../Api.ts"
+import { badRequest, conflict, notFound } from "../ApiErrors.ts"
+import { ok } from "../Envelope.ts"
+import { CurrentUser } from "../middleware/CurrentUser.ts"
+import { pageOf } from "../Paging.ts"
+
+const conflictError = (error: { readonly message: string }) => Effect.fail(conflict(error.message))
+
+export const CardsHandlers = HttpApiBuilder.group(Api, "cards", (handlers) =>
+  Effect.gen(function* () {
+    const cards = yield* CardsService
+    return handlers
+      .handle("add", ({ payload }) =>
+        Effect.gen(function* () {
+          const user = yield* CurrentUser
+          const card = yield* cards.add(user.userId, payload).pipe(
+            Effect.catchTags({
+              CardValidationError: (error) => Effect.fail(badRequest("Invalid card", error.issues)),
+              DuplicateCard: conflictError,
+              CardLimitReached: conflictError
+            })
+          )
+          return yield* ok("Card added successfully", card)
+        })
+      )
+      .handle("list", ({ query }) =>
+        Effect.gen(function* () {
+          const user = yield* CurrentUser
+          return yield* ok("Cards fetched", yield* cards.list(user.userId, pageOf(query)))
+        })
+      )
+      .handle("remove", ({ params }) =>
+        Effect.gen(function* () {
+          const user = yield* CurrentUser
+          yield* cards
+            .remove(user.userId, params.cardId)
+            .pipe(Effect.catchTag("CardNotFound", (error) => Effect.fail(notFound(error.message))))
+          return yield* ok("Card deleted", null)
+        })
+      )
+  })
+)

@@ -1,0 +1,73 @@
+import { assert, describe, it } from "@effect/vitest"
+import { CardBrandDetector, luhnCheckDigit } from "@payments-gaming/domain/cards"
+import creditCardType from "credit-card-type"
+import { Effect, Option, Redacted } from "effect"
+import { detectBrand, layer } from "../../packages/adapters/src/cards/CreditCardTypeBrandDetector.ts"
+
+const withCheckDigit = (payload: string) => payload + luhnCheckDigit(payload)
+
+describe("CreditCardTypeBrandDetector", () => {
+  it("names the networks' published test numbers", () => {
+    const cases: ReadonlyArray<readonly [string, string]> = [
+      ["4242424242424242", "VISA"],
+      ["4111111111111111", "VISA"],
+      ["5555555555554444", "MASTERCARD"],
+      ["2223003122003222", "MASTERCARD"],
+      ["378282246310005", "AMEX"],
+      ["371449635398431", "AMEX"],
+      ["6011111111111117", "DISCOVER"],
+      ["3566002020360505", "JCB"],
+      ["36227206271667", "DINERS"],
+      ["6200000000000005", "UNIONPAY"],
+      ["6759649826438453", "MAESTRO"],
+      ["5061460410120223210", "VERVE"]
+    ]
+    for (const [number, brand] of cases) {
+      assert.deepStrictEqual(detectBrand(number), Option.some(brand), number)
+    }
+  })
+
+  it("calls every Nigerian Verve range VERVE, where the library alone says Maestro or Discover", () => {
+    for (const prefix of ["5060", "5061", "5078", "5079", "6500"]) {
+      for (const length of [16, 18, 19]) {
+        const number = withCheckDigit(prefix + "9".repeat(length - 1 - prefix.length))
+        assert.deepStrictEqual(detectBrand(number), Option.some("VERVE"), number)
+      }
+    }
+    // The library on its own names these Maestro and Discover: the override is what makes them Verve.
+    const maestro = withCheckDigit("507999999999999")
+    const discover = withCheckDigit("650099999999999")
+    assert.deepStrictEqual(
+      creditCardType(maestro).map(({ type }) => type),
+      ["maestro"]
+    )
+    assert.deepStrictEqual(
+      creditCardType(discover).map(({ type }) => type),
+      ["discover"]
+    )
+    assert.deepStrictEqual(detectBrand(maestro), Option.some("VERVE"))
+    assert.deepStrictEqual(detectBrand(discover), Option.some("VERVE"))
+  })
+
+  it("refuses numbers of unsupported networks and lengths a network does not issue", () => {
+    const refused = [
+      withCheckDigit("999999999999999"), // no network
+      withCheckDigit("220000000000000"), // Mir
+      withCheckDigit("636368000000000"), // Elo
+      withCheckDigit("42424242424"), // Visa with 12 digits
+      withCheckDigit("55555555555544440"), // Mastercard with 18 digits
+      withCheckDigit("3782822463100050") // Amex with 17 digits
+    ]
+    for (const number of refused) {
+      assert.deepStrictEqual(detectBrand(number), Option.none(), number)
+    }
+  })
+
+  it.effect("is the CardBrandDetector of the layer, reading the redacted number", () =>
+    Effect.gen(function* () {
+      const detector = yield* CardBrandDetector
+      assert.deepStrictEqual(yield* detector.detect(Redacted.make("378282246310005")), Option.some("AMEX"))
+      assert.deepStrictEqual(yield* detector.detect(Redacted.make("5079000000000000")), Option.some("VERVE"))
+    }).pipe(Effect.provide(layer))
+  )
+})
