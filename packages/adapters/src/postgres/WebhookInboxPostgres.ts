@@ -1,4 +1,10 @@
-import { EventKind, Outcome, type WebhookEvent, WebhookInbox } from "@payments-gaming/domain/banking"
+import {
+  EventKind,
+  type NewWebhookEvent,
+  Outcome,
+  type WebhookEvent,
+  WebhookInbox
+} from "@payments-gaming/domain/banking"
 import { Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 
@@ -46,14 +52,7 @@ export const layer = Layer.effect(
     const first = (rows: unknown) =>
       Effect.map(decodeRows(rows), (events) => Option.map(Option.fromUndefinedOr(events[0]), toEvent))
 
-    const store = Effect.fn("WebhookInbox.store")(function* (event: {
-      readonly kind: EventKind
-      readonly reference: string
-      readonly dedupKey: string
-      readonly rawBody: Uint8Array
-      readonly signature: string
-      readonly receivedAt: Date
-    }) {
+    const store = Effect.fn("WebhookInbox.store")(function* (event: NewWebhookEvent) {
       const inserted = yield* first(
         yield* sql`INSERT INTO webhook_events (kind, reference, dedup_key, raw_body, signature, received_at)
           VALUES (${event.kind}, ${event.reference}, ${event.dedupKey}, ${event.rawBody}, ${event.signature}, ${event.receivedAt})

@@ -26,14 +26,18 @@ export const AccountNumber = Schema.String.check(
   Schema.isPattern(/^[A-Za-z0-9-]{1,64}$/, { expected: "1 to 64 letters, digits or dashes" })
 )
 
-export interface WebhookEvent {
-  readonly id: string
+/** A verified delivery as it is first stored, before it is applied. */
+export interface NewWebhookEvent {
   readonly kind: EventKind
   readonly reference: string
   readonly dedupKey: string
   readonly rawBody: Uint8Array
   readonly signature: string
   readonly receivedAt: Date
+}
+
+export interface WebhookEvent extends NewWebhookEvent {
+  readonly id: string
   readonly outcome: Outcome
   readonly reason: string | null
   readonly processedAt: Date | null

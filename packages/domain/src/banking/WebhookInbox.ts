@@ -1,14 +1,5 @@
 import { Context, type Effect, type Option } from "effect"
-import type { EventKind, Outcome, WebhookEvent } from "./Model.ts"
-
-export interface NewWebhookEvent {
-  readonly kind: EventKind
-  readonly reference: string
-  readonly dedupKey: string
-  readonly rawBody: Uint8Array
-  readonly signature: string
-  readonly receivedAt: Date
-}
+import type { NewWebhookEvent, Outcome, WebhookEvent } from "./Model.ts"
 
 export type StoreResult =
   | { readonly _tag: "Stored"; readonly event: WebhookEvent }
