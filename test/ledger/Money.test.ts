@@ -63,10 +63,22 @@ describe("Money", () => {
     assert.strictEqual(Money.format(Money.make("NGN", dec("1.005"))), "1.005")
   })
 
+  it("refuses amounts beyond the largest the ledger stores, however they are written", () => {
+    const amounts = [dec("10000000000000.01"), BigDecimal.make(1n, -308), dec("-99999999999999999.99")]
+    for (const amount of amounts) {
+      const text = BigDecimal.format(amount)
+      const minor = Money.toMinorUnits(Money.make("NGN", amount))
+      assert.isTrue(Result.isFailure(minor), text)
+      if (Result.isFailure(minor)) assert.strictEqual(minor.failure._tag, "AmountOutOfRange")
+    }
+    const largest = Money.fromMinorUnits("NGN", Money.MAX_MINOR_UNITS)
+    assert.strictEqual(Result.getOrThrow(Money.toMinorUnits(largest)), Money.MAX_MINOR_UNITS)
+  })
+
   it("round-trips any minor-unit amount through BigDecimal", () => {
     fc.assert(
       fc.property(
-        fc.bigInt({ min: -(10n ** 20n), max: 10n ** 20n }),
+        fc.bigInt({ min: -Money.MAX_MINOR_UNITS, max: Money.MAX_MINOR_UNITS }),
         fc.constantFrom("NGN", "JPY", "KWD", COIN),
         (minor, unit) => {
           const money = Money.fromMinorUnits(unit, minor)

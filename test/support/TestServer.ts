@@ -1,9 +1,9 @@
-import { createServer } from "node:http"
 import { NodeHttpServer } from "@effect/platform-node"
 import { HttpApp } from "@payments-gaming/http"
 import { ConfigProvider, Effect, Layer } from "effect"
 import { HttpServer } from "effect/http"
 import * as Jose from "jose"
+import { createServer } from "../../apps/http/src/NodeServer.ts"
 import { TestDatabase } from "./TestDatabase.ts"
 
 /** Fixed secrets for the suite; a real server never sees these. */

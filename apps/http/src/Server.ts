@@ -1,4 +1,3 @@
-import { createServer } from "node:http"
 import { NodeHttpServer } from "@effect/platform-node"
 import * as InternalKeyAdapter from "@payments-gaming/adapters/auth/InternalKey"
 import * as JwtVerifier from "@payments-gaming/adapters/auth/JwtVerifier"
@@ -18,7 +17,7 @@ import * as WheelSettingsConfig from "@payments-gaming/adapters/wheel/WheelSetti
 import { CardsService } from "@payments-gaming/domain/cards"
 import { PushService } from "@payments-gaming/domain/push"
 import { TriviaService } from "@payments-gaming/domain/trivia"
-import { ByteSize, Config, ConfigProvider, Effect, Layer } from "effect"
+import { Config, ConfigProvider, Effect, Layer } from "effect"
 import { HttpRouter, HttpServerRequest } from "effect/http"
 import { HttpApiBuilder, HttpApiScalar } from "effect/http-api"
 import { PrometheusMetrics } from "effect/observability"
@@ -27,18 +26,18 @@ import { BankingAdminHandlers, WalletHandlers } from "./banking/WalletHandlers.t
 import { WebhookHandlers } from "./banking/WebhookHandlers.ts"
 import { CardsHandlers } from "./cards/CardsHandlers.ts"
 import * as Authentication from "./middleware/Authentication.ts"
+import { MAX_BODY } from "./middleware/BodyGuard.ts"
 import * as InternalKey from "./middleware/InternalKey.ts"
 import * as RequireAdmin from "./middleware/RequireAdmin.ts"
 import * as ResponseMiddleware from "./middleware/ResponseMiddleware.ts"
 import { makeRouteLabels } from "./middleware/RouteLabels.ts"
 import * as SchemaErrors from "./middleware/SchemaErrors.ts"
+import { createServer } from "./NodeServer.ts"
 import { PushHandlers } from "./push/PushHandlers.ts"
 import * as ResponseTime from "./ResponseTime.ts"
 import { SystemHandlers } from "./system/SystemHandlers.ts"
 import { TriviaHandlers } from "./trivia/TriviaHandlers.ts"
 import { WheelHandlers } from "./wheel/WheelHandlers.ts"
-
-export const MAX_BODY = ByteSize.kibibytes(256)
 
 const ApiRoutes = HttpApiBuilder.layer(Api, { openapiPath: "/openapi.json" }).pipe(
   Layer.provide([

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto"
 import { Cause, Clock, Effect, Metric, type Types } from "effect"
 import { HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { ResponseTime } from "../ResponseTime.ts"
+import { guardBody } from "./BodyGuard.ts"
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/
 
@@ -27,8 +28,24 @@ const defaultMessages: Record<number, string> = {
 const messageFor = (status: number) => defaultMessages[status] ?? (status >= 500 ? "Internal server error" : "Error")
 
 type Style = "epoch" | "local" | "reduced"
-const styleOf = (url: string): Style =>
-  url.startsWith("/v1/gaming/trivia/") ? "local" : url.startsWith("/v1/webhook/") ? "reduced" : "epoch"
+
+// The router matches paths case-insensitively and forgives doubled slashes and escaped letters, so
+// the style is chosen from the path as the router sees it, not as the client spelled it.
+const normalisedPath = (url: string) => {
+  const path = url.split("?")[0] ?? ""
+  let decoded = path
+  try {
+    decoded = decodeURIComponent(path)
+  } catch {
+    // A malformed escape cannot match a route either; the raw path decides.
+  }
+  return decoded.replace(/\/{2,}/g, "/").toLowerCase()
+}
+
+const styleOf = (url: string): Style => {
+  const path = normalisedPath(url)
+  return path.startsWith("/v1/gaming/trivia/") ? "local" : path.startsWith("/v1/webhook/") ? "reduced" : "epoch"
+}
 
 const decoder = new TextDecoder()
 /** The JSON object an error response already carries (our ApiErrors), if any. */
@@ -90,7 +107,7 @@ export const layer = (routeLabel: (method: string, url: string) => string) =>
           const requestId = incoming !== undefined && REQUEST_ID.test(incoming) ? incoming : randomUUID()
           const started = yield* Clock.currentTimeNanos
           const url = request.url
-          const response = yield* app.pipe(
+          const response = yield* guardBody(app).pipe(
             Effect.catchCause((cause) =>
               HttpServerError.causeResponse(cause).pipe(
                 Effect.tap(([response, cause]) =>

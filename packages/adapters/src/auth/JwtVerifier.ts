@@ -5,7 +5,13 @@ import { type JwtSettings, jwtSettings } from "./JwtConfig.ts"
 
 /** The claims we rely on; anything else in the token is ignored. */
 const Claims = Schema.Struct({
-  sub: Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(128)),
+  // No control characters: a user id ends up in SQL text columns and log lines.
+  sub: Schema.String.check(
+    Schema.isMinLength(1),
+    Schema.isMaxLength(128),
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is the point
+    Schema.isPattern(/^[^\u0000-\u001f\u007f]+$/)
+  ),
   roles: Schema.optional(Schema.Array(Schema.String))
 })
 const decodeClaims = Schema.decodeUnknownEffect(Claims)

@@ -25,13 +25,16 @@ export const parseJsonExact = (bytes: Uint8Array): Result.Result<unknown, string
     return Result.fail("the body is not valid UTF-8")
   }
   try {
-    return Result.succeed(
-      JSON.parse(text, (_key: string, value: unknown, context?: { readonly source?: string }) =>
-        typeof value === "number" && context?.source !== undefined ? new JsonNumber(context.source) : value
-      )
-    )
-  } catch (error) {
-    return Result.fail(`invalid JSON: ${error instanceof Error ? error.message : String(error)}`)
+    let nul = false
+    const parsed: unknown = JSON.parse(text, (_key: string, value: unknown, context?: { readonly source?: string }) => {
+      if (typeof value === "string" && value.includes("\u0000")) nul = true
+      return typeof value === "number" && context?.source !== undefined ? new JsonNumber(context.source) : value
+    })
+    // No text column can hold NUL (PostgreSQL refuses it), and no honest field carries one.
+    return nul ? Result.fail("strings must not contain NUL characters") : Result.succeed(parsed)
+  } catch {
+    // The parser's own message (positions, stack depth) says nothing useful to the provider.
+    return Result.fail("invalid JSON")
   }
 }
 

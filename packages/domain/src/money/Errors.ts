@@ -7,3 +7,13 @@ export class PrecisionExceeded extends Schema.TaggedError<PrecisionExceeded>()("
   scale: Schema.Int,
   message: Schema.String
 }) {}
+
+/**
+ * An amount beyond what the ledger stores (minor units in a signed 64-bit column, with room for
+ * system balances that sum many of them).
+ */
+export class AmountOutOfRange extends Schema.TaggedError<AmountOutOfRange>()("AmountOutOfRange", {
+  unit: Schema.String,
+  amount: Schema.String,
+  message: Schema.String
+}) {}

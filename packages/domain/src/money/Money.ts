@@ -1,5 +1,5 @@
 import { BigDecimal, Result, Schema } from "effect"
-import { PrecisionExceeded } from "./Errors.ts"
+import { AmountOutOfRange, PrecisionExceeded } from "./Errors.ts"
 import { COIN, Unit, unitScale } from "./Unit.ts"
 
 /** An exact amount of one unit (a currency or coins). Never a float. */
@@ -21,10 +21,29 @@ const pow10 = (exponent: number): bigint => 10n ** BigInt(exponent)
  * The amount as an integer count of the unit's minor unit (kobo, cents, fils, coins). Fails rather
  * than rounds when the amount has more decimals than the unit allows.
  */
-export const toMinorUnits = (money: Money): Result.Result<bigint, PrecisionExceeded> => {
+/** The largest amount, in minor units, any single movement may carry (10^15: ten trillion naira). */
+export const MAX_MINOR_UNITS = 10n ** 15n
+
+const inRange = (money: Money, minor: bigint): Result.Result<bigint, AmountOutOfRange> => {
+  if (minor <= MAX_MINOR_UNITS && minor >= -MAX_MINOR_UNITS) return Result.succeed(minor)
+  const amount = BigDecimal.format(money.amount)
+  return Result.fail(
+    new AmountOutOfRange({
+      unit: money.currency,
+      amount,
+      message: `${amount} ${money.currency} is beyond the largest supported amount`
+    })
+  )
+}
+
+export const toMinorUnits = (money: Money): Result.Result<bigint, PrecisionExceeded | AmountOutOfRange> => {
   const scale = unitScale(money.currency)
   const { value, scale: decimals } = money.amount
-  if (decimals <= scale) return Result.succeed(value * pow10(scale - decimals))
+  // Checked before scaling up, so an absurd exponent (1e308) is refused without building its digits.
+  if (BigDecimal.isGreaterThan(BigDecimal.abs(money.amount), BigDecimal.fromBigInt(MAX_MINOR_UNITS))) {
+    return inRange(money, MAX_MINOR_UNITS + 1n)
+  }
+  if (decimals <= scale) return inRange(money, value * pow10(scale - decimals))
   const divisor = pow10(decimals - scale)
   if (value % divisor !== 0n) {
     const amount = BigDecimal.format(money.amount)
@@ -37,7 +56,7 @@ export const toMinorUnits = (money: Money): Result.Result<bigint, PrecisionExcee
       })
     )
   }
-  return Result.succeed(value / divisor)
+  return inRange(money, value / divisor)
 }
 
 export const fromMinorUnits = (currency: Unit, minor: bigint): Money =>
