@@ -82,10 +82,16 @@ const inRange = (digits: string, [from, to]: readonly [string, string]) => {
   return head.length === from.length && head >= from && head <= to
 }
 
-/** The brand {@link BRAND_RULES} give a number of digits: the first rule whose prefix matches. */
+/**
+ * The brand {@link BRAND_RULES} give a number of digits: the first rule whose prefix and length
+ * both match, so a 12-digit 5060… number is Maestro, as with the real adapter, whose Verve
+ * override applies only at Verve's lengths.
+ */
 export const detectWithRules = (digits: string): Option.Option<CardBrand> => {
-  const rule = BRAND_RULES.find(({ prefixes }) => prefixes.some((range) => inRange(digits, range)))
-  return rule?.lengths.includes(digits.length) ? Option.some(rule.brand) : Option.none()
+  const rule = BRAND_RULES.find(
+    ({ prefixes, lengths }) => lengths.includes(digits.length) && prefixes.some((range) => inRange(digits, range))
+  )
+  return rule === undefined ? Option.none() : Option.some(rule.brand)
 }
 
 export const layerMemoryBrandDetector: Layer.Layer<CardBrandDetector> = Layer.succeed(
