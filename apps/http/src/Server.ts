@@ -28,6 +28,7 @@ import { CardsHandlers } from "./cards/CardsHandlers.ts"
 import * as Authentication from "./middleware/Authentication.ts"
 import { MAX_BODY } from "./middleware/BodyGuard.ts"
 import * as InternalKey from "./middleware/InternalKey.ts"
+import * as RateLimit from "./middleware/RateLimit.ts"
 import * as RequireAdmin from "./middleware/RequireAdmin.ts"
 import * as ResponseMiddleware from "./middleware/ResponseMiddleware.ts"
 import { makeRouteLabels } from "./middleware/RouteLabels.ts"
@@ -93,6 +94,7 @@ export const Adapters = Layer.mergeAll(
   JwtVerifier.layerConfig,
   InternalKeyAdapter.layerConfig,
   ResponseTime.layerConfig,
+  RateLimit.layerConfig,
   PushLive,
   TriviaLive,
   BankingLive,

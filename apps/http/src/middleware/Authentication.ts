@@ -3,6 +3,7 @@ import { Effect, Layer, Redacted } from "effect"
 import { HttpApiMiddleware, HttpApiSecurity } from "effect/http-api"
 import { Unauthorized, unauthorized } from "../ApiErrors.ts"
 import { CurrentUser } from "./CurrentUser.ts"
+import { RateLimit } from "./RateLimit.ts"
 
 /** Bearer JWT authentication (CONTRACT §2): provides the CurrentUser to the endpoints it guards. */
 export class Authentication extends HttpApiMiddleware.Service<Authentication, { provides: CurrentUser }>()(
@@ -14,6 +15,7 @@ export const layer = Layer.effect(
   Authentication,
   Effect.gen(function* () {
     const verifier = yield* TokenVerifier
+    const rateLimit = yield* RateLimit
     return {
       bearer: (effect, { credential }) =>
         Effect.gen(function* () {
@@ -23,7 +25,8 @@ export const layer = Layer.effect(
           const principal = yield* verifier
             .verify(credential)
             .pipe(Effect.mapError((error) => unauthorized(`Invalid bearer token: ${error.reason}`)))
-          return yield* Effect.provideService(effect, CurrentUser, principal)
+          // Per user: the verified `sub` is known only here, and every authenticated endpoint passes here.
+          return yield* rateLimit.perUser(principal.userId, Effect.provideService(effect, CurrentUser, principal))
         })
     }
   })

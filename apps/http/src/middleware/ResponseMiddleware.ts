@@ -3,8 +3,12 @@ import { Cause, Clock, Effect, Metric, type Types } from "effect"
 import { HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { ResponseTime } from "../ResponseTime.ts"
 import { guardBody } from "./BodyGuard.ts"
+import { RateLimit } from "./RateLimit.ts"
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/
+
+/** How long any request may take, reading its body included, before it is answered 503. */
+export const REQUEST_DEADLINE = "15 seconds"
 
 const requests = Metric.counter("http_requests_total", { description: "HTTP requests by method, route and status" })
 const duration = Metric.histogram("http_request_duration_seconds", {
@@ -100,6 +104,7 @@ export const layer = (routeLabel: (method: string, url: string) => string) =>
   HttpRouter.middleware(
     Effect.gen(function* () {
       const time = yield* ResponseTime
+      const rateLimit = yield* RateLimit
       return (app) =>
         Effect.gen(function* () {
           const request = yield* HttpServerRequest.HttpServerRequest
@@ -107,7 +112,16 @@ export const layer = (routeLabel: (method: string, url: string) => string) =>
           const requestId = incoming !== undefined && REQUEST_ID.test(incoming) ? incoming : randomUUID()
           const started = yield* Clock.currentTimeNanos
           const url = request.url
-          const response = yield* guardBody(app).pipe(
+          // Per address, before the body is read; its 429 is enveloped below like any other answer.
+          const response = yield* rateLimit.perIp(guardBody(app)).pipe(
+            // A request still unanswered after the deadline (a database that stopped answering
+            // without closing its connections, say) is cut with a 503 instead of holding its client
+            // and a pool connection indefinitely. Interrupting rolls its transaction back.
+            Effect.timeoutOrElse({
+              duration: REQUEST_DEADLINE,
+              orElse: () =>
+                Effect.succeed(HttpServerResponse.jsonUnsafe({ message: "Service unavailable" }, { status: 503 }))
+            }),
             Effect.catchCause((cause) =>
               HttpServerError.causeResponse(cause).pipe(
                 Effect.tap(([response, cause]) =>

@@ -8,6 +8,8 @@ export interface PostgresOptions {
   /** Where the embedded database keeps its files; `undefined` keeps it in memory. */
   readonly dataDir: string | undefined
   readonly maxConnections?: number | undefined
+  /** Production on the embedded database is legal (CONTRACT §1) but worth a warning. */
+  readonly production?: boolean | undefined
 }
 
 /**
@@ -21,10 +23,18 @@ export const layer = (options: PostgresOptions) =>
         return PgClient.layer({
           url: options.url,
           maxConnections: options.maxConnections ?? 10,
-          applicationName: "payments-gaming"
+          applicationName: "payments-gaming",
+          // TCP keepalive notices a peer that vanished without closing the connection (a network
+          // partition), so a dead connection is dropped from the pool rather than waited on forever.
+          keepAlive: "10 seconds"
         })
       }
       const embedded = yield* startEmbeddedPostgres(options.dataDir)
+      if (options.production === true) {
+        yield* Effect.logWarning(
+          "NODE_ENV=production without DATABASE_URL: running on the embedded database, which only this one process can use. Set DATABASE_URL for more than one instance."
+        )
+      }
       yield* Effect.logInfo(`Embedded PostgreSQL (PGlite) in ${embedded.dataDir} on ${embedded.host}:${embedded.port}`)
       // PGlite runs one session: a second pooled connection would interleave two transactions on it.
       return PgClient.layer({
@@ -43,6 +53,7 @@ export const layerConfig = Layer.unwrap(
     const url = yield* Config.Redacted("DATABASE_URL").pipe(Config.option)
     const dataDir = yield* Config.String("DATA_DIR").pipe(Config.withDefault("./.data"))
     const maxConnections = yield* Config.Int("DATABASE_MAX_CONNECTIONS").pipe(Config.withDefault(10))
-    return layer({ url: Option.getOrUndefined(url), dataDir, maxConnections })
+    const production = (yield* Config.String("NODE_ENV").pipe(Config.withDefault(""))) === "production"
+    return layer({ url: Option.getOrUndefined(url), dataDir, maxConnections, production })
   })
 )

@@ -1,0 +1,64 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Duration, Effect, Fiber } from "effect"
+import { HttpServerResponse } from "effect/http"
+import { RateLimiter } from "effect/persistence"
+import { TestClock } from "effect/testing"
+import { make } from "../../apps/http/src/middleware/RateLimit.ts"
+
+const settings = { perIp: 10, perUser: 10, window: Duration.seconds(10), trustedProxies: [] }
+const served = Effect.succeed(HttpServerResponse.text("served"))
+
+/** The limiter on a store whose every consume is `consume`. */
+const limiterOver = (consume: RateLimiter.RateLimiter["consume"]) =>
+  Effect.provideService(make(settings), RateLimiter.RateLimiter, {
+    [RateLimiter.TypeId]: RateLimiter.TypeId,
+    consume,
+    adaptiveConsume: () => Effect.die("unused"),
+    adaptiveFeedback: () => Effect.die("unused")
+  })
+
+describe("rate limiting when the store fails", () => {
+  it.effect("a failing store lets the request through", () =>
+    Effect.gen(function* () {
+      const limit = yield* limiterOver(() =>
+        Effect.fail(
+          new RateLimiter.RateLimiterError({
+            reason: new RateLimiter.RateLimitStoreError({ message: "connection refused" })
+          })
+        )
+      )
+      assert.strictEqual((yield* limit.perUser("alice", served)).status, 200)
+    })
+  )
+
+  it.effect("a store that does not answer holds the request half a second, then lets it through", () =>
+    Effect.gen(function* () {
+      const limit = yield* limiterOver(() => Effect.never)
+      const fiber = yield* Effect.forkChild(limit.perUser("alice", served))
+      yield* TestClock.adjust("499 millis")
+      assert.isUndefined(fiber.pollUnsafe())
+      yield* TestClock.adjust("1 millis")
+      assert.strictEqual((yield* Fiber.join(fiber)).status, 200)
+    })
+  )
+
+  it.effect("an exceeded limit is a 429 with Retry-After rounded up to whole seconds", () =>
+    Effect.gen(function* () {
+      const limit = yield* limiterOver(({ key, limit }) =>
+        Effect.fail(
+          new RateLimiter.RateLimiterError({
+            reason: new RateLimiter.RateLimitExceeded({
+              key,
+              limit,
+              remaining: 0,
+              retryAfter: Duration.millis(1200)
+            })
+          })
+        )
+      )
+      const response = yield* limit.perUser("alice", served)
+      assert.strictEqual(response.status, 429)
+      assert.strictEqual(response.headers["retry-after"], "2")
+    })
+  )
+})
