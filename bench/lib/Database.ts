@@ -1,0 +1,55 @@
+import { PgClient } from "@effect/sql-pg"
+import { Effect, Redacted } from "effect"
+import * as Reactivity from "effect/reactivity/Reactivity"
+
+export const DEFAULT_ADMIN_URL = "postgres://postgres@127.0.0.1:5432/postgres"
+
+/** Runs `use` with a one-connection client on `url`, closed afterwards; gives up after 15 s. */
+const withClient = <A>(url: string, use: (sql: PgClient.PgClient) => Effect.Effect<A, unknown>) =>
+  Effect.runPromise(
+    Effect.scoped(
+      Effect.gen(function* () {
+        const sql = yield* PgClient.make({ url: Redacted.make(url), maxConnections: 1, connectTimeout: "5 seconds" })
+        return yield* use(sql)
+      })
+    ).pipe(Effect.provide(Reactivity.layer), Effect.timeout("15 seconds"))
+  )
+
+/** Where PostgreSQL is without the credentials, for messages. */
+const describe = (url: string) => {
+  const parsed = new URL(url)
+  return `${parsed.hostname}:${parsed.port || "5432"}${parsed.pathname}`
+}
+
+/** The server's version (`SHOW server_version`); fails with a clear message when nothing answers. */
+export const serverVersion = async (url: string) => {
+  try {
+    return await withClient(url, (sql) =>
+      Effect.map(sql<{ server_version: string }>`SHOW server_version`, (rows) => rows[0]?.server_version ?? "unknown")
+    )
+  } catch (error) {
+    throw new Error(
+      `PostgreSQL is unreachable at ${describe(url)} (${String(error)}).\n` +
+        "  Start it (user postgres, trust auth on 127.0.0.1:5432) or set DATABASE_URL to a database the bench may write to."
+    )
+  }
+}
+
+/** A new empty database on the server of `adminUrl`; returns its URL. */
+export const createDatabase = async (adminUrl: string, name: string) => {
+  await withClient(adminUrl, (sql) => sql`CREATE DATABASE ${sql(name)}`)
+  const url = new URL(adminUrl)
+  url.pathname = `/${name}`
+  return url.toString()
+}
+
+/** Drops `name`, disconnecting whoever is still on it. Never throws: it runs during clean-up. */
+export const dropDatabase = async (adminUrl: string, name: string) => {
+  try {
+    await withClient(adminUrl, (sql) => sql`DROP DATABASE IF EXISTS ${sql(name)} WITH (FORCE)`)
+    return true
+  } catch (error) {
+    console.error(`could not drop database ${name}: ${String(error)}`)
+    return false
+  }
+}

@@ -1,0 +1,500 @@
+import { createHash, createHmac, randomBytes, randomUUID, timingSafeEqual } from "node:crypto"
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
+import { PgClient } from "@effect/sql-pg"
+import { Effect, ManagedRuntime, Redacted } from "effect"
+import { SqlClient } from "effect/sql"
+import * as Jose from "jose"
+
+export interface Http {
+  readonly send: (response: ServerResponse, status: number, body: unknown, headers?: Record<string, string>) => void
+  readonly readBody: (request: IncomingMessage) => Promise<Buffer>
+}
+
+const required = (name: string) => {
+  const value = process.env[name]
+  if (value === undefined || value === "") throw new Error(`${name} is required`)
+  return value
+}
+
+/**
+ * The plain reference (REFERENCE_MODE=plain of bench/reference-server.ts): the four benchmarked
+ * endpoints on bare node:http with the service's SQL, statement for statement, through the same
+ * driver. Comments name the service function each block mirrors.
+ */
+export async function startPlain(port: number, http: Http) {
+  const runtime = ManagedRuntime.make(
+    PgClient.layer({
+      url: Redacted.make(required("DATABASE_URL")),
+      maxConnections: Number(process.env.DATABASE_MAX_CONNECTIONS ?? "10"),
+      applicationName: "bench-reference"
+    })
+  )
+  const sql = await runtime.runPromise(SqlClient.SqlClient)
+  const run = <A, E>(effect: Effect.Effect<A, E>) => runtime.runPromise(effect)
+
+  // --- the same checks the service's adapters make -------------------------------------------
+
+  const jwtKey = new TextEncoder().encode(required("AUTH_JWT_SECRET"))
+  const jwtOptions: Jose.JWTVerifyOptions = {
+    algorithms: ["HS256"],
+    clockTolerance: 30,
+    requiredClaims: ["exp", "sub"]
+  }
+  const authenticate = async (request: IncomingMessage) => {
+    const header = request.headers.authorization
+    if (header === undefined || !header.startsWith("Bearer ")) return undefined
+    try {
+      const { payload } = await Jose.jwtVerify(header.slice(7), jwtKey, jwtOptions)
+      return typeof payload.sub === "string" && payload.sub.length > 0 ? payload.sub : undefined
+    } catch {
+      return undefined
+    }
+  }
+
+  const webhookSecrets = required("WEBHOOK_SECRETS")
+    .split(",")
+    .map((secret) => secret.trim())
+    .filter((secret) => secret.length > 0)
+  const signatureValid = (raw: Buffer, signature: string | undefined) => {
+    if (signature === undefined || !/^[0-9a-fA-F]{64}$/.test(signature.trim())) return false
+    const given = Buffer.from(signature.trim(), "hex")
+    let matched = false
+    for (const secret of webhookSecrets) {
+      if (timingSafeEqual(createHmac("sha256", secret).update(raw).digest(), given)) matched = true
+    }
+    return matched
+  }
+
+  const cardKey = required("CARD_FINGERPRINT_KEY")
+  const zone = process.env.WHEEL_TIMEZONE ?? "Africa/Lagos"
+  const zoned = new Intl.DateTimeFormat("en-CA", {
+    timeZone: zone,
+    year: "numeric",
+    month: "2-digit",
+    day: "2-digit",
+    hour: "2-digit",
+    minute: "2-digit",
+    second: "2-digit",
+    hourCycle: "h23"
+  })
+  const pad = (value: number) => String(value).padStart(2, "0")
+  /** The round (local date) and the countdown to local midnight; days of 24 hours (true of Lagos). */
+  const clock = (at: Date) => {
+    const parts: Record<string, string> = {}
+    for (const part of zoned.formatToParts(at)) parts[part.type] = part.value
+    const elapsed = Number(parts.hour) * 3600 + Number(parts.minute) * 60 + Number(parts.second)
+    const left = 86_400 - elapsed
+    return {
+      round: `${parts.year}-${parts.month}-${parts.day}`,
+      expiresIn: `${pad(Math.floor(left / 3600))}:${pad(Math.floor((left % 3600) / 60))}:${pad(left % 60)}`
+    }
+  }
+  const envelope = (message: string, data: unknown) => ({
+    timestamp: String(Date.now()),
+    status: 200,
+    success: true,
+    message,
+    data
+  })
+
+  // --- the service's SQL ---------------------------------------------------------------------
+
+  interface SegmentRow {
+    readonly version: number
+    readonly currency: string
+    readonly segmentId: string
+    readonly label: string
+    readonly type: string
+    readonly value: bigint
+    readonly weight: bigint
+  }
+  // WheelRepository.active
+  const activeWheel = sql<SegmentRow>`SELECT w.version, w.currency, s.segment_id AS "segmentId", s.label, s.type, s.value, s.weight
+    FROM wheels w JOIN wheel_segments s ON s.wheel_id = w.id
+    WHERE w.active
+    ORDER BY s.position`
+
+  interface SeedRow {
+    readonly round: string
+    readonly seed: Uint8Array
+    readonly commitment: string
+  }
+  // RoundSeeds.getOrCreate
+  const findSeed = (round: string) =>
+    sql<SeedRow>`SELECT round, seed, commitment, created_at AS "createdAt" FROM round_seeds WHERE round = ${round}`
+  const seedOf = (round: string) =>
+    Effect.gen(function* () {
+      const [stored] = yield* findSeed(round)
+      if (stored !== undefined) return stored
+      const seed = randomBytes(32)
+      const commitment = createHash("sha256").update(seed).digest("hex")
+      yield* sql`INSERT INTO round_seeds (round, seed, commitment, created_at)
+        VALUES (${round}, ${seed}, ${commitment}, ${new Date()})
+        ON CONFLICT (round) DO NOTHING`
+      const [winner] = yield* findSeed(round)
+      return winner!
+    })
+
+  // Ledger.balances
+  const coinBalance = (userId: string) =>
+    Effect.map(
+      sql<{
+        unit: string
+        balance: bigint
+      }>`SELECT unit, balance FROM ledger_accounts WHERE owner_user_id = ${userId} ORDER BY unit`,
+      (rows) => Number(rows.find((row) => row.unit === "COIN")?.balance ?? 0n)
+    )
+
+  interface Account {
+    readonly id: string
+    readonly unit: string
+    readonly userId: string | null
+  }
+  // Ledger.post: its own savepoint; accounts locked in id order; postings in one INSERT.
+  const post = (key: string, kind: string, from: Account, to: Account, minor: bigint) =>
+    sql.withTransaction(
+      Effect.gen(function* () {
+        const [created] = yield* sql<{ id: bigint }>`INSERT INTO ledger_transactions (idempotency_key, kind)
+          VALUES (${key}, ${kind})
+          ON CONFLICT (idempotency_key) DO NOTHING
+          RETURNING id`
+        if (created === undefined) return false
+        const moves = [
+          { account: from, delta: -minor },
+          { account: to, delta: minor }
+        ].sort((a, b) => (a.account.id < b.account.id ? -1 : 1))
+        for (const { account, delta } of moves) {
+          yield* sql`INSERT INTO ledger_accounts (id, unit, owner_user_id, non_negative)
+            VALUES (${account.id}, ${account.unit}, ${account.userId}, ${account.userId !== null})
+            ON CONFLICT (id) DO NOTHING`
+          const updated = yield* sql`UPDATE ledger_accounts
+            SET balance = balance + ${delta}, updated_at = now()
+            WHERE id = ${account.id} AND (NOT non_negative OR balance + ${delta} >= 0)
+            RETURNING balance`
+          if (updated.length === 0) return yield* Effect.die(new Error(`insufficient funds on ${account.id}`))
+        }
+        yield* sql`INSERT INTO ledger_postings ${sql.insert([
+          { transaction_id: created.id, account_id: from.id, unit: from.unit, amount_minor: -minor },
+          { transaction_id: created.id, account_id: to.id, unit: to.unit, amount_minor: minor }
+        ])}`
+        return true
+      })
+    )
+
+  // --- handlers ------------------------------------------------------------------------------
+
+  const wheelView = async (request: IncomingMessage, response: ServerResponse) => {
+    const userId = await authenticate(request)
+    if (userId === undefined) return http.send(response, 401, { status: 401, message: "Unauthorized" })
+    const at = new Date()
+    const { round, expiresIn } = clock(at)
+    const { rows, seed, coins } = await run(
+      Effect.gen(function* () {
+        const rows = yield* activeWheel
+        const seed = yield* seedOf(round)
+        const coins = yield* coinBalance(userId)
+        return { rows, seed, coins }
+      })
+    )
+    const segments = rows.map((row) => ({
+      id: row.segmentId,
+      label: row.label,
+      value: Number(row.value),
+      type: row.type
+    }))
+    http.send(
+      response,
+      200,
+      envelope("Spin and win segments fetched successfully", { coinBalance: coins, expiresIn, segments }),
+      { "x-spin-round": round, "x-round-commitment": seed.commitment }
+    )
+  }
+
+  /** Decimal text ("4950.5", "4950.50") as kobo; the bench only sends well-formed amounts. */
+  const toMinor = (text: string) => {
+    const [whole, fraction = ""] = text.split(".") as [string, string?]
+    return BigInt(whole) * 100n + BigInt(fraction.padEnd(2, "0").slice(0, 2))
+  }
+
+  const webhook = async (request: IncomingMessage, response: ServerResponse) => {
+    const receivedAt = new Date()
+    const raw = await http.readBody(request)
+    const signature = request.headers["x-provider-signature"]
+    const given = typeof signature === "string" ? signature : undefined
+    if (!signatureValid(raw, given))
+      return http.send(response, 401, { status: 401, message: "Invalid signature", data: null })
+    const payload = JSON.parse(raw.toString("utf8"))
+    const data = payload.data
+    if (payload.virtualAccountCredit !== true || data?.status !== "SUCCESSFUL" || data.type !== "CREDIT") {
+      return http.send(response, 400, {
+        status: 400,
+        message: "the reference only takes successful credits",
+        data: null
+      })
+    }
+    const reference = String(data.reference)
+    const accountNumber = String(data.virtual_account_number ?? data.account_number)
+    const minor = toMinor(String(data.settled_amount))
+    const kind = "virtualaccount.credit"
+    await run(
+      // BankingService.receive: store, find the account, post, mark the outcome; one transaction.
+      sql.withTransaction(
+        Effect.gen(function* () {
+          const [event] = yield* sql<{ id: string }>`INSERT INTO webhook_events
+              (kind, reference, dedup_key, raw_body, signature, received_at)
+            VALUES (${kind}, ${reference}, ${`${kind}:${reference}`}, ${new Uint8Array(raw)}, ${given ?? ""}, ${receivedAt})
+            ON CONFLICT (kind, reference) DO NOTHING
+            RETURNING *`
+          if (event === undefined) {
+            yield* sql`SELECT * FROM webhook_events WHERE kind = ${kind} AND reference = ${reference}`
+            return
+          }
+          const [account] = yield* sql<{
+            user_id: string
+            currency: string
+          }>`SELECT * FROM virtual_accounts WHERE account_number = ${accountNumber}`
+          let outcome = "unmatched"
+          let reason: string | null = `no virtual account ${accountNumber}`
+          if (account !== undefined && account.currency === data.currency && minor > 0n) {
+            const currency = account.currency
+            const created = yield* post(
+              `${kind}:${reference}`,
+              "deposit",
+              { id: `system:provider-settlement:${currency}`, unit: currency, userId: null },
+              { id: `user:${account.user_id}:cash:${currency}`, unit: currency, userId: account.user_id },
+              minor
+            )
+            outcome = "processed"
+            reason = created ? null : "already credited"
+          }
+          yield* sql`UPDATE webhook_events SET outcome = ${outcome}, reason = ${reason}, processed_at = ${new Date()}
+            WHERE id = ${event.id}::uuid`
+        })
+      )
+    )
+    http.send(response, 200, { status: 200, message: "Webhook processed successfully", data: "OK" })
+  }
+
+  const brandOf = (digits: string) =>
+    digits.startsWith("4") ? "VISA" : /^(5[1-5]|2[2-7])/.test(digits) ? "MASTERCARD" : undefined
+  const luhnValid = (digits: string) => {
+    let sum = 0
+    for (let i = digits.length - 1, double = false; i >= 0; i--, double = !double) {
+      let digit = digits.charCodeAt(i) - 48
+      if (double) digit = digit * 2 > 9 ? digit * 2 - 9 : digit * 2
+      sum += digit
+    }
+    return sum % 10 === 0
+  }
+
+  /** A refusal the client caused (409), as opposed to a failure of the reference itself. */
+  class Refused {
+    readonly message: string
+    constructor(message: string) {
+      this.message = message
+    }
+  }
+
+  const addCard = async (request: IncomingMessage, response: ServerResponse) => {
+    const userId = await authenticate(request)
+    if (userId === undefined) return http.send(response, 401, { status: 401, message: "Unauthorized" })
+    const body = JSON.parse((await http.readBody(request)).toString("utf8"))
+    const digits = String(body.cardNumber)
+    const brand = brandOf(digits)
+    const now = new Date()
+    const expired =
+      body.expiryYear < now.getUTCFullYear() ||
+      (body.expiryYear === now.getUTCFullYear() && body.expiryMonth < now.getUTCMonth() + 1)
+    if (!/^\d{12,19}$/.test(digits) || !luhnValid(digits) || brand === undefined || expired) {
+      return http.send(response, 400, { status: 400, message: "invalid card", data: null })
+    }
+    const fingerprint = createHmac("sha256", cardKey).update(digits).digest("hex")
+    const firstDigits = digits.slice(0, digits.length >= 16 ? 8 : 6)
+    const last4 = digits.slice(-4)
+    const createdAt = new Date(Math.floor(now.getTime() / 1000) * 1000)
+    const outcome = await run(
+      // CardRepository.insert: the holder row locked, the duplicate and limit checks, the insert.
+      sql
+        .withTransaction(
+          Effect.gen(function* () {
+            yield* sql`INSERT INTO card_holders (user_id) VALUES (${userId}) ON CONFLICT (user_id) DO NOTHING`
+            const [holder] = yield* sql<{
+              activeCards: number
+            }>`SELECT active_cards AS "activeCards" FROM card_holders WHERE user_id = ${userId} FOR UPDATE`
+            const existing = yield* sql`SELECT 1 FROM cards
+              WHERE user_id = ${userId} AND fingerprint = ${fingerprint} AND deleted_at IS NULL`
+            if (existing.length > 0) return yield* Effect.fail(new Refused("duplicate card"))
+            if ((holder?.activeCards ?? 0) >= 10) return yield* Effect.fail(new Refused("card limit reached"))
+            const [card] = yield* sql<{
+              id: string
+              cardholderName: string
+              brand: string
+              firstDigits: string
+              last4: string
+              expiryMonth: number
+              expiryYear: number
+              createdAt: Date
+            }>`INSERT INTO cards (user_id, brand, first_digits, last4, fingerprint, cardholder_name,
+                expiry_month, expiry_year, created_at)
+              VALUES (${userId}, ${brand}, ${firstDigits}, ${last4}, ${fingerprint},
+                ${String(body.cardholderName)}, ${body.expiryMonth}, ${body.expiryYear}, ${createdAt})
+              RETURNING id, cardholder_name AS "cardholderName", brand, first_digits AS "firstDigits", last4,
+                expiry_month AS "expiryMonth", expiry_year AS "expiryYear", created_at AS "createdAt"`
+            yield* sql`UPDATE card_holders SET active_cards = active_cards + 1 WHERE user_id = ${userId}`
+            return card!
+          })
+        )
+        .pipe(
+          Effect.catchReason("SqlError", "UniqueViolation", () => Effect.fail(new Refused("duplicate card"))),
+          Effect.result
+        )
+    )
+    if (outcome._tag === "Failure") {
+      const refusal = outcome.failure
+      if (refusal instanceof Refused)
+        return http.send(response, 409, { status: 409, message: refusal.message, data: null })
+      throw refusal
+    }
+    const card = outcome.success
+    const prefix = `${card.firstDigits}**`.slice(0, 8)
+    http.send(
+      response,
+      200,
+      envelope("Card added successfully", {
+        cardId: card.id,
+        cardholderName: card.cardholderName,
+        brand: card.brand,
+        last4: card.last4,
+        maskedNumber: `${prefix.slice(0, 4)} ${prefix.slice(4)} **** ${card.last4}`,
+        expiryMonth: card.expiryMonth,
+        expiryYear: card.expiryYear,
+        createdAt: card.createdAt.toISOString().replace(/\.\d{3}Z$/, "Z")
+      })
+    )
+  }
+
+  /** Draw.drawFromBytes over HMAC-SHA256(seed, "user:round:nonce[:attempt]"), as ProvablyFair does. */
+  const drawValue = (seed: Uint8Array, message: string, total: number) => {
+    const limit = 2 ** 32 - (2 ** 32 % total)
+    for (let attempt = 0; attempt < 64; attempt++) {
+      const bytes = createHmac("sha256", seed)
+        .update(attempt === 0 ? message : `${message}:${attempt}`)
+        .digest()
+      for (let offset = 0; offset + 4 <= bytes.length; offset += 4) {
+        const chunk = bytes.readUInt32BE(offset)
+        if (chunk < limit) return chunk % total
+      }
+    }
+    throw new Error("no draw accepted")
+  }
+
+  const spin = async (request: IncomingMessage, response: ServerResponse) => {
+    const userId = await authenticate(request)
+    if (userId === undefined) return http.send(response, 401, { status: 401, message: "Unauthorized" })
+    const at = new Date()
+    const { round, expiresIn } = clock(at)
+    const outcome = await run(
+      Effect.gen(function* () {
+        const rows = yield* activeWheel
+        const seed = yield* seedOf(round)
+        const first = rows[0]!
+        const total = rows.reduce((sum, row) => sum + Number(row.weight), 0)
+        const value = drawValue(seed.seed, `${userId}:${round}:0`, total)
+        let end = 0
+        const segment = rows.find((row) => {
+          end += Number(row.weight)
+          return value < end
+        })!
+        const prize = Number(segment.value)
+        const spinId = randomUUID()
+        // SpinAndWinService.spin: the spin in its own savepoint, then the prize, one transaction.
+        yield* sql.withTransaction(
+          Effect.gen(function* () {
+            yield* sql.withTransaction(
+              sql`INSERT INTO spins (id, user_id, round, wheel_version, nonce, draw_value, segment_id, prize_type,
+                  prize_value, idempotency_key, created_at)
+                VALUES (${spinId}, ${userId}, ${round}, ${first.version}, ${0}, ${value}, ${segment.segmentId},
+                  ${segment.type}, ${prize}, ${null}, ${at})`
+            )
+            if (prize === 0) return
+            if (segment.type === "coin") {
+              yield* post(
+                spinId,
+                "prize",
+                { id: "system:prize-pool:coins", unit: "COIN", userId: null },
+                { id: `user:${userId}:coins`, unit: "COIN", userId },
+                BigInt(prize)
+              )
+            } else {
+              const currency = first.currency
+              yield* post(
+                spinId,
+                "prize",
+                { id: `system:prize-pool:cash:${currency}`, unit: currency, userId: null },
+                { id: `user:${userId}:cash:${currency}`, unit: currency, userId },
+                BigInt(prize) * 100n
+              )
+            }
+          })
+        )
+        const coins = yield* coinBalance(userId)
+        return { segment, prize, spinId, coins, commitment: seed.commitment }
+      }).pipe(
+        Effect.catchReason("SqlError", "UniqueViolation", () => Effect.fail(new Refused("already spun"))),
+        Effect.result
+      )
+    )
+    if (outcome._tag === "Failure") {
+      const refusal = outcome.failure
+      if (refusal instanceof Refused)
+        return http.send(response, 409, { status: 409, message: refusal.message, data: null })
+      throw refusal
+    }
+    const { segment, prize, spinId, coins, commitment } = outcome.success
+    http.send(
+      response,
+      200,
+      envelope("Spin completed", {
+        segment: { id: segment.segmentId, label: segment.label, value: prize, type: segment.type },
+        coinBalance: coins,
+        expiresIn
+      }),
+      { "x-spin-id": spinId, "x-spin-round": round, "x-round-commitment": commitment }
+    )
+  }
+
+  const routes: Record<string, (request: IncomingMessage, response: ServerResponse) => Promise<void>> = {
+    "GET /v1/spin-and-win": wheelView,
+    "POST /v1/webhook/core-banking/provider": webhook,
+    "POST /v1/user/cards": addCard,
+    "POST /v1/spin-and-win/spin": spin,
+    "GET /readyz": async (_request, response) => {
+      await run(sql`SELECT 1`)
+      http.send(response, 200, { status: "ok" })
+    }
+  }
+
+  // One line per distinct failure: a broken reference must be visible, not flood the output.
+  const reported = new Set<string>()
+  createServer((request, response) => {
+    const handler = routes[`${request.method} ${request.url}`]
+    if (handler === undefined) {
+      request.resume()
+      return http.send(response, 404, { status: 404, message: "Not found", data: null })
+    }
+    handler(request, response).catch((error: unknown) => {
+      const text = error instanceof Error ? error.message : String(error)
+      if (!reported.has(text)) {
+        reported.add(text)
+        console.error(`reference ${request.method} ${request.url} failed: ${text}`)
+      }
+      if (!response.headersSent) http.send(response, 500, { status: 500, message: "Internal error", data: null })
+    })
+  }).listen(port, "127.0.0.1")
+
+  const close = () => {
+    void runtime.dispose().finally(() => process.exit(0))
+  }
+  process.once("SIGTERM", close)
+  process.once("SIGINT", close)
+}

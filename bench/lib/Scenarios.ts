@@ -1,0 +1,135 @@
+import type autocannon from "autocannon"
+import { cardBody, visaNumber } from "./Cards.ts"
+import { signWebhook, tokenPool } from "./Secrets.ts"
+import { creditBodies, WEBHOOK_PATH } from "./Webhook.ts"
+
+export type ScenarioId = "wheel-view" | "webhook" | "cards" | "spin"
+
+export interface Plan {
+  readonly requests: Array<autocannon.RequestStep>
+  /** Tokens minted inside the timed path because the pre-minted pool ran out. */
+  readonly overflow: () => number
+}
+
+export interface Scenario {
+  readonly id: ScenarioId
+  readonly title: string
+  /**
+   * The requests of one run. `tag` is unique per run, so users, cards and references of one run
+   * never meet another's; `expected` sizes the pre-minted token pools (requests the run may send).
+   */
+  readonly plan: (tag: string, expected: number) => Promise<Plan>
+}
+
+const JSON_HEADERS = { "content-type": "application/json" }
+// GET reads many users' wheels; 64 covers one user per connection at the highest level.
+const VIEW_USERS = 64
+// Nine cards per user stays under the ten-card limit whatever else the user has. Consecutive
+// requests go to different users (a user's cards are CARD_USER_SPREAD requests apart): a real user
+// adds one card at a time, and nine of them in flight at once would only measure the wait on that
+// user's row lock.
+const CARDS_PER_USER = 9
+const CARD_USER_SPREAD = 512
+const cardUserOf = (index: number) =>
+  (index % CARD_USER_SPREAD) + CARD_USER_SPREAD * Math.floor(index / (CARDS_PER_USER * CARD_USER_SPREAD))
+
+/** The four scenarios of issue 8, addressed to the virtual account the bench linked. */
+export const makeScenarios = (options: { readonly runId: string; readonly accountNumber: string }) => {
+  const creditBody = creditBodies(options.accountNumber)
+  // Card numbers are unique across the whole run, whatever the user.
+  let cardCounter = 0
+  const cardSeed = Math.floor(Math.random() * 100_000)
+
+  const wheelView: Scenario = {
+    id: "wheel-view",
+    title: "GET /v1/spin-and-win",
+    plan: async () => {
+      const pool = await tokenPool((i) => `view-${options.runId}-${i}`, VIEW_USERS)
+      let next = 0
+      return {
+        requests: [
+          {
+            method: "GET",
+            path: "/v1/spin-and-win",
+            setupRequest: (request) => {
+              request.headers.authorization = `Bearer ${pool.at(next++ % VIEW_USERS)}`
+              return request
+            }
+          }
+        ],
+        overflow: pool.overflow
+      }
+    }
+  }
+
+  const webhook: Scenario = {
+    id: "webhook",
+    title: "POST webhook (unique credit)",
+    plan: async (tag) => {
+      let next = 0
+      return {
+        requests: [
+          {
+            method: "POST",
+            path: WEBHOOK_PATH,
+            setupRequest: (request) => {
+              const body = creditBody(`BENCH-${tag}-${next++}`)
+              request.headers = { ...JSON_HEADERS, "x-provider-signature": signWebhook(body) }
+              request.body = body
+              return request
+            }
+          }
+        ],
+        overflow: () => 0
+      }
+    }
+  }
+
+  const cards: Scenario = {
+    id: "cards",
+    title: "POST /v1/user/cards (unique)",
+    plan: async (tag, expected) => {
+      const pool = await tokenPool((i) => `card-${tag}-${i}`, cardUserOf(expected) + CARD_USER_SPREAD)
+      let next = 0
+      return {
+        requests: [
+          {
+            method: "POST",
+            path: "/v1/user/cards",
+            setupRequest: (request) => {
+              const user = cardUserOf(next++)
+              request.headers = { ...JSON_HEADERS, authorization: `Bearer ${pool.at(user)}` }
+              request.body = cardBody(visaNumber(cardSeed, cardCounter++))
+              return request
+            }
+          }
+        ],
+        overflow: pool.overflow
+      }
+    }
+  }
+
+  const spin: Scenario = {
+    id: "spin",
+    title: "POST /v1/spin-and-win/spin (unique user)",
+    plan: async (tag, expected) => {
+      const pool = await tokenPool((i) => `spin-${tag}-${i}`, expected)
+      let next = 0
+      return {
+        requests: [
+          {
+            method: "POST",
+            path: "/v1/spin-and-win/spin",
+            setupRequest: (request) => {
+              request.headers = { authorization: `Bearer ${pool.at(next++)}` }
+              return request
+            }
+          }
+        ],
+        overflow: pool.overflow
+      }
+    }
+  }
+
+  return { wheelView, webhook, cards, spin, all: [wheelView, webhook, cards, spin] as const }
+}

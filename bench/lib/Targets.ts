@@ -1,0 +1,75 @@
+import { type Child, freePort, spawnNode, waitReady } from "./Children.ts"
+import type { Target, TargetId } from "./Load.ts"
+import { SECRETS } from "./Secrets.ts"
+
+export interface Started extends Target {
+  readonly child: Child
+  /** Milliseconds from spawn to the first 200 on the readiness path. */
+  readonly readyMs: number
+}
+
+const COMMON = {
+  ...SECRETS,
+  DEFAULT_CURRENCY: "NGN",
+  WHEEL_TIMEZONE: "Africa/Lagos",
+  APP_TIMEZONE: "UTC",
+  DATABASE_MAX_CONNECTIONS: "10"
+}
+
+const start = async (
+  id: TargetId,
+  script: string,
+  env: Record<string, string>,
+  readiness: string,
+  nodeArgs: ReadonlyArray<string> = [],
+  applicationName?: string
+): Promise<Started> => {
+  const port = await freePort()
+  const spawnedAt = process.hrtime.bigint()
+  const child = spawnNode(id, script, { ...COMMON, ...env, PORT: String(port) }, nodeArgs)
+  const readyMs = await waitReady(child, port, readiness, spawnedAt)
+  return { id, port, pid: child.pid, child, readyMs, applicationName }
+}
+
+/**
+ * The real service (apps/http/src/main.ts) in production mode: every secret given, JSON logs at
+ * warn (a line per request would dominate), development secrets never generated. Without
+ * `databaseUrl` it opens the embedded database in `dataDir`.
+ */
+export const startService = (options: {
+  readonly id: "service" | "service-pglite"
+  readonly databaseUrl: string | undefined
+  readonly dataDir: string
+  readonly nodeArgs?: ReadonlyArray<string>
+}) =>
+  start(
+    options.id,
+    "apps/http/src/main.ts",
+    {
+      NODE_ENV: "production",
+      HOST: "127.0.0.1",
+      LOG_LEVEL: "warn",
+      LOG_FORMAT: "json",
+      // All load comes from 127.0.0.1 and spin users are one-shot: limits this high keep the
+      // limiters in the path (their cost is part of the service) without ever refusing a request.
+      RATE_LIMIT_PER_IP: "1000000000",
+      RATE_LIMIT_PER_USER: "1000000000",
+      DATA_DIR: options.dataDir,
+      ...(options.databaseUrl === undefined ? {} : { DATABASE_URL: options.databaseUrl })
+    },
+    "/readyz",
+    options.nodeArgs,
+    // The service names its pool "payments-gaming" (PostgresClient.ts); on PGlite nothing is sampled.
+    options.databaseUrl === undefined ? undefined : "payments-gaming"
+  )
+
+/** bench/reference-server.ts: the plain node:http server on `databaseUrl`, or the static one. */
+export const startReference = (mode: "plain" | "static", databaseUrl: string, nodeArgs: ReadonlyArray<string> = []) =>
+  start(
+    mode,
+    "bench/reference-server.ts",
+    { REFERENCE_MODE: mode, ...(mode === "plain" ? { DATABASE_URL: databaseUrl } : {}) },
+    mode === "plain" ? "/readyz" : "/",
+    nodeArgs,
+    mode === "plain" ? "bench-reference" : undefined
+  )
