@@ -148,37 +148,37 @@ export async function startPlain(port: number, http: Http) {
   interface Account {
     readonly id: string
     readonly unit: string
-    readonly userId: string | null
   }
-  // Ledger.post: its own savepoint; accounts locked in id order; postings in one INSERT.
-  const post = (key: string, kind: string, from: Account, to: Account, minor: bigint) =>
-    sql.withTransaction(
-      Effect.gen(function* () {
-        const [created] = yield* sql<{ id: bigint }>`INSERT INTO ledger_transactions (idempotency_key, kind)
-          VALUES (${key}, ${kind})
+  // Ledger.post of a credit (no user account goes down): one statement, no savepoint. The system
+  // account's row is created if missing and otherwise neither written nor locked; the user's
+  // balance is upserted under the user's row lock; both postings in the transaction's order.
+  const post = (key: string, kind: string, from: Account, to: Account, userId: string, minor: bigint) =>
+    Effect.map(
+      sql<{ id: bigint }>`WITH tx AS (
+          INSERT INTO ledger_transactions (idempotency_key, kind) VALUES (${key}, ${kind})
           ON CONFLICT (idempotency_key) DO NOTHING
-          RETURNING id`
-        if (created === undefined) return false
-        const moves = [
-          { account: from, delta: -minor },
-          { account: to, delta: minor }
-        ].sort((a, b) => (a.account.id < b.account.id ? -1 : 1))
-        for (const { account, delta } of moves) {
-          yield* sql`INSERT INTO ledger_accounts (id, unit, owner_user_id, non_negative)
-            VALUES (${account.id}, ${account.unit}, ${account.userId}, ${account.userId !== null})
-            ON CONFLICT (id) DO NOTHING`
-          const updated = yield* sql`UPDATE ledger_accounts
-            SET balance = balance + ${delta}, updated_at = now()
-            WHERE id = ${account.id} AND (NOT non_negative OR balance + ${delta} >= 0)
-            RETURNING balance`
-          if (updated.length === 0) return yield* Effect.die(new Error(`insufficient funds on ${account.id}`))
-        }
-        yield* sql`INSERT INTO ledger_postings ${sql.insert([
-          { transaction_id: created.id, account_id: from.id, unit: from.unit, amount_minor: -minor },
-          { transaction_id: created.id, account_id: to.id, unit: to.unit, amount_minor: minor }
-        ])}`
-        return true
-      })
+          RETURNING id
+        ), system_accounts AS (
+          INSERT INTO ledger_accounts (id, unit, owner_user_id, non_negative, balance)
+          SELECT v.id, v.unit, NULL, false, NULL
+          FROM (VALUES (${from.id}, ${from.unit})) AS v (id, unit)
+          WHERE EXISTS (SELECT 1 FROM tx)
+          ON CONFLICT (id) DO NOTHING
+        ), user_accounts AS (
+          INSERT INTO ledger_accounts (id, unit, owner_user_id, non_negative, balance)
+          SELECT v.id, v.unit, v.owner_user_id, true, v.balance
+          FROM (VALUES (${to.id}, ${to.unit}, ${userId}, ${minor}::bigint)) AS v (id, unit, owner_user_id, balance)
+          WHERE EXISTS (SELECT 1 FROM tx)
+          ON CONFLICT (id) DO UPDATE SET balance = ledger_accounts.balance + excluded.balance, updated_at = now()
+        ), postings AS (
+          INSERT INTO ledger_postings (transaction_id, account_id, unit, amount_minor)
+          SELECT tx.id, v.account_id, v.unit, v.amount_minor
+          FROM tx CROSS JOIN (VALUES (${0}::int, ${from.id}, ${from.unit}, ${-minor}::bigint),
+            (${1}::int, ${to.id}, ${to.unit}, ${minor}::bigint)) AS v (position, account_id, unit, amount_minor)
+          ORDER BY v.position
+        )
+        SELECT id FROM tx`,
+      (created) => created.length > 0
     )
 
   // --- handlers ------------------------------------------------------------------------------
@@ -260,8 +260,9 @@ export async function startPlain(port: number, http: Http) {
             const created = yield* post(
               `${kind}:${reference}`,
               "deposit",
-              { id: `system:provider-settlement:${currency}`, unit: currency, userId: null },
-              { id: `user:${account.user_id}:cash:${currency}`, unit: currency, userId: account.user_id },
+              { id: `system:provider-settlement:${currency}`, unit: currency },
+              { id: `user:${account.user_id}:cash:${currency}`, unit: currency },
+              account.user_id,
               minor
             )
             outcome = "processed"
@@ -421,8 +422,9 @@ export async function startPlain(port: number, http: Http) {
               yield* post(
                 spinId,
                 "prize",
-                { id: "system:prize-pool:coins", unit: "COIN", userId: null },
-                { id: `user:${userId}:coins`, unit: "COIN", userId },
+                { id: "system:prize-pool:coins", unit: "COIN" },
+                { id: `user:${userId}:coins`, unit: "COIN" },
+                userId,
                 BigInt(prize)
               )
             } else {
@@ -430,8 +432,9 @@ export async function startPlain(port: number, http: Http) {
               yield* post(
                 spinId,
                 "prize",
-                { id: `system:prize-pool:cash:${currency}`, unit: currency, userId: null },
-                { id: `user:${userId}:cash:${currency}`, unit: currency, userId },
+                { id: `system:prize-pool:cash:${currency}`, unit: currency },
+                { id: `user:${userId}:cash:${currency}`, unit: currency },
+                userId,
                 BigInt(prize) * 100n
               )
             }

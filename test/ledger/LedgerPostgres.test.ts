@@ -1,6 +1,6 @@
 import { assert, describe, layer } from "@effect/vitest"
 import { Account, Ledger, Movements } from "@payments-gaming/domain/ledger"
-import { BigDecimal, Effect, Exit, Layer, Result } from "effect"
+import { BigDecimal, Effect, Exit, Layer, Option, Result } from "effect"
 import { SqlClient } from "effect/sql"
 import * as BankingPostgres from "../../packages/adapters/src/postgres/BankingPostgres.ts"
 import { TestDatabase as BankingDatabase } from "../support/TestDatabase.ts"
@@ -64,6 +64,74 @@ describe("Ledger on PostgreSQL", () => {
         )
         assert.isTrue(Exit.isFailure(negative))
         assert.strictEqual(BigDecimal.format((yield* ledger.balance(Account.userCash(user, "NGN"))).amount), "1")
+      })
+    )
+
+    it.effect("postings never rewrite a system account's row: its balance is the sum of its postings", () =>
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        const ledger = yield* Ledger
+        const pool = Account.coinPrizePool
+        const prize = (user: string, coins: bigint) =>
+          ledger.post(Result.getOrThrow(Movements.coinPrize({ key: `spin-${user}`, userId: user, coins })))
+        yield* prize(freshUser("s"), 5n)
+        const row = sql<{ xmin: string; balance: bigint | null }>`
+          SELECT xmin::text AS xmin, balance FROM ledger_accounts WHERE id = ${pool.id}`
+        const rowBefore = yield* row
+        const before = yield* ledger.balance(pool)
+        yield* Effect.forEach([7n, 11n, 13n], (coins) => prize(freshUser("s"), coins), { concurrency: "unbounded" })
+        // Same row version (xmin): not updated, and no balance kept on it.
+        assert.deepStrictEqual(yield* row, rowBefore)
+        assert.isNull(rowBefore[0]!.balance)
+        const after = yield* ledger.balance(pool)
+        assert.strictEqual(BigDecimal.format(BigDecimal.subtract(after.amount, before.amount)), "-31")
+        const [posted] = yield* sql<{ total: string }>`
+          SELECT sum(amount_minor)::text AS total FROM ledger_postings WHERE account_id = ${pool.id}`
+        assert.strictEqual(BigDecimal.format(after.amount), posted!.total)
+      })
+    )
+
+    it.effect("stores postings in the transaction's order, not the order accounts are locked in", () =>
+      Effect.gen(function* () {
+        const ledger = yield* Ledger
+        const user = freshUser()
+        yield* ledger.post(deposit(`dep-${user}`, user, "9"))
+        const hold = Result.getOrThrow(
+          Movements.hold({
+            reference: `R-${user}`,
+            userId: user,
+            currency: "NGN",
+            amount: BigDecimal.fromStringUnsafe("4")
+          })
+        )
+        yield* ledger.post(hold)
+        const stored = Option.getOrThrow(yield* ledger.find(hold.key))
+        assert.deepStrictEqual(
+          stored.postings.map((posting) => [posting.account.id, BigDecimal.format(posting.amount)]),
+          [
+            [`user:${user}:cash:NGN`, "-4"],
+            ["system:transfers-in-flight:NGN", "4"]
+          ]
+        )
+      })
+    )
+
+    it.effect("reconcile still checks every user balance against the sum of its postings", () =>
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        const ledger = yield* Ledger
+        const user = freshUser()
+        const id = `user:${user}:cash:NGN`
+        yield* ledger.post(deposit(`dep-${user}`, user, "5"))
+        yield* sql`UPDATE ledger_accounts SET balance = balance + 1 WHERE id = ${id}`
+        const found = yield* ledger.reconcile
+        yield* sql`UPDATE ledger_accounts SET balance = balance - 1 WHERE id = ${id}`
+        assert.deepStrictEqual(found, [{ kind: "balance-mismatch", subject: id, detail: "balance 501, postings 500" }])
+        assert.deepStrictEqual(yield* ledger.reconcile, [])
+        // A user account cannot drop its maintained balance.
+        assert.isTrue(
+          Exit.isFailure(yield* Effect.exit(sql`UPDATE ledger_accounts SET balance = NULL WHERE id = ${id}`))
+        )
       })
     )
 

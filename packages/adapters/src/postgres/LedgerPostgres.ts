@@ -1,5 +1,5 @@
 import {
-  type Account,
+  Account,
   type Discrepancy,
   InsufficientFunds,
   Ledger,
@@ -7,7 +7,7 @@ import {
   type UserBalances
 } from "@payments-gaming/domain/ledger"
 import { COIN, Money, Unit } from "@payments-gaming/domain/money"
-import { Array as Arr, Effect, Layer, Option, Result, Schema } from "effect"
+import { Effect, Layer, Option, Result, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 
 const StoredPosting = Schema.Struct({
@@ -24,9 +24,14 @@ const BalanceRow = Schema.Struct({ unit: Unit, balance: Schema.BigInt })
 const decodeBalances = Schema.decodeUnknownEffect(Schema.Array(BalanceRow))
 const decodeBalance = Schema.decodeUnknownEffect(Schema.Array(Schema.Struct({ balance: Schema.BigInt })))
 
-/** Net change per account, in ascending account id: the order every poster locks rows in. */
-const netByAccount = (transaction: LedgerTransaction.LedgerTransaction) => {
-  const net = new Map<string, { readonly account: Account.Account; readonly delta: bigint }>()
+interface Move {
+  readonly account: Account.Account
+  readonly delta: bigint
+}
+
+/** Net change per account, in ascending account id: the order every poster locks user rows in. */
+const netByAccount = (transaction: LedgerTransaction.LedgerTransaction): ReadonlyArray<Move> => {
+  const net = new Map<string, Move>()
   for (const posting of transaction.postings) {
     const before = net.get(posting.account.id)?.delta ?? 0n
     net.set(posting.account.id, {
@@ -39,13 +44,19 @@ const netByAccount = (transaction: LedgerTransaction.LedgerTransaction) => {
 
 /**
  * The ledger on PostgreSQL. It never opens a connection of its own: every statement runs on the
- * ambient `SqlClient`, inside the caller's transaction when there is one, and `post` wraps its
- * work in `withTransaction` (a savepoint when nested) so a refused posting leaves no trace.
+ * ambient `SqlClient`, inside the caller's transaction when there is one.
+ *
+ * Only user accounts keep a running balance, changed under their own row lock (taken in account
+ * id order, so two posters never deadlock) and refused below zero. A system account (provider
+ * settlement, transfers in flight, prize pools) is the other side of every deposit or prize in its
+ * unit: a balance kept on its row would make all of them queue on that one lock. Its balance is
+ * the sum of its postings, computed on read, and nothing on the posting path writes or locks its
+ * row: it is created with INSERT … ON CONFLICT DO NOTHING, which skips an existing row without
+ * locking it, and the postings' foreign key takes only a KEY SHARE lock, which other posters share.
  *
  * Exactly-once rests on the database: the idempotency key is UNIQUE and inserted first with ON
  * CONFLICT DO NOTHING, so a concurrent poster of the same key waits for the first and then finds
- * it. Balances change through a conditional UPDATE that takes each account's row lock in account
- * id order (no deadlock between two posters) and refuses to take a user account below zero.
+ * it; every other row of the posting is written only when that insert created the transaction.
  */
 export const layer = Layer.effect(
   Ledger,
@@ -89,49 +100,129 @@ export const layer = Layer.effect(
         })
       })
 
+    /**
+     * One statement that records the transaction: its key row, the account rows it lacks, its
+     * postings (in the transaction's order), and, with `creditUsers`, every user account's balance
+     * change (an upsert, so in VALUES order, which is account id order). Each part is written only
+     * when the key row was created; the statement returns that row's id, or nothing for a key
+     * posted before. Without `creditUsers` a missing user row starts at 0 and its balance is left to
+     * the caller's conditional updates.
+     */
+    const record = (
+      transaction: LedgerTransaction.LedgerTransaction,
+      moves: ReadonlyArray<Move>,
+      creditUsers: boolean
+    ) => {
+      const system = moves.filter((move) => !Account.isUserAccount(move.account))
+      const users = moves.filter((move) => Account.isUserAccount(move.account))
+      const parts = [
+        sql`tx AS (
+          INSERT INTO ledger_transactions (idempotency_key, kind) VALUES (${transaction.key}, ${transaction.kind})
+          ON CONFLICT (idempotency_key) DO NOTHING
+          RETURNING id
+        )`
+      ]
+      if (system.length > 0) {
+        parts.push(sql`system_accounts AS (
+          INSERT INTO ledger_accounts (id, unit, owner_user_id, non_negative, balance)
+          SELECT v.id, v.unit, NULL, false, NULL
+          FROM (VALUES ${sql.csv(system.map(({ account }) => sql`(${account.id}, ${account.unit})`))}) AS v (id, unit)
+          WHERE EXISTS (SELECT 1 FROM tx)
+          ON CONFLICT (id) DO NOTHING
+        )`)
+      }
+      if (users.length > 0) {
+        const rows = sql.csv(
+          users.map(
+            ({ account, delta }) =>
+              sql`(${account.id}, ${account.unit}, ${account.userId}, ${creditUsers ? delta : 0n}::bigint)`
+          )
+        )
+        const onConflict = creditUsers
+          ? sql`DO UPDATE SET balance = ledger_accounts.balance + excluded.balance, updated_at = now()`
+          : sql`DO NOTHING`
+        parts.push(sql`user_accounts AS (
+          INSERT INTO ledger_accounts (id, unit, owner_user_id, non_negative, balance)
+          SELECT v.id, v.unit, v.owner_user_id, true, v.balance
+          FROM (VALUES ${rows}) AS v (id, unit, owner_user_id, balance)
+          WHERE EXISTS (SELECT 1 FROM tx)
+          ON CONFLICT (id) ${onConflict}
+        )`)
+      }
+      const postings = sql.csv(
+        transaction.postings.map(
+          (posting, position) =>
+            sql`(${position}::int, ${posting.account.id}, ${posting.account.unit}, ${LedgerTransaction.postingMinorUnits(posting)}::bigint)`
+        )
+      )
+      parts.push(sql`postings AS (
+        INSERT INTO ledger_postings (transaction_id, account_id, unit, amount_minor)
+        SELECT tx.id, v.account_id, v.unit, v.amount_minor
+        FROM tx CROSS JOIN (VALUES ${postings}) AS v (position, account_id, unit, amount_minor)
+        ORDER BY v.position
+      )`)
+      return sql<{ id: bigint }>`WITH ${sql.csv(parts)} SELECT id FROM tx`
+    }
+
+    const existing = (key: string) =>
+      Effect.map(load(key), (stored) => ({ transaction: Option.getOrThrow(stored), created: false }))
+
+    /**
+     * Nothing can be refused (no user account goes down): one statement, atomic on its own, so
+     * neither a transaction nor a savepoint of its own.
+     */
+    const postCredits = (transaction: LedgerTransaction.LedgerTransaction, moves: ReadonlyArray<Move>) =>
+      Effect.gen(function* () {
+        const [created] = yield* record(transaction, moves, true)
+        if (created === undefined) return yield* existing(transaction.key)
+        return { transaction, created: true }
+      })
+
+    /**
+     * A user account goes down: the conditional updates may refuse, so the posting runs in its own
+     * transaction (a savepoint inside the caller's) that a refusal rolls back entirely. The rows are
+     * recorded first, then every user balance changes in account id order.
+     */
+    const postWithDebits = (transaction: LedgerTransaction.LedgerTransaction, moves: ReadonlyArray<Move>) =>
+      sql.withTransaction(
+        Effect.gen(function* () {
+          const [created] = yield* record(transaction, moves, false)
+          if (created === undefined) return yield* existing(transaction.key)
+          for (const { account, delta } of moves) {
+            if (!Account.isUserAccount(account) || delta === 0n) continue
+            if (delta > 0n) {
+              yield* sql`UPDATE ledger_accounts SET balance = balance + ${delta}, updated_at = now()
+                WHERE id = ${account.id}`
+              continue
+            }
+            const updated = yield* sql`UPDATE ledger_accounts SET balance = balance + ${delta}, updated_at = now()
+              WHERE id = ${account.id} AND balance + ${delta} >= 0
+              RETURNING 1`
+            if (updated.length === 0) return yield* insufficient(account, delta)
+          }
+          return { transaction, created: true }
+        })
+      )
+
     const post = Effect.fn("Ledger.post")(
-      (transaction: LedgerTransaction.LedgerTransaction) =>
-        sql.withTransaction(
-          Effect.gen(function* () {
-            const inserted = yield* sql<{ id: bigint }>`INSERT INTO ledger_transactions (idempotency_key, kind)
-              VALUES (${transaction.key}, ${transaction.kind})
-              ON CONFLICT (idempotency_key) DO NOTHING
-              RETURNING id`
-            const created = inserted[0]
-            if (created === undefined) {
-              const existing = yield* load(transaction.key)
-              return { transaction: Option.getOrThrow(existing), created: false }
-            }
-            for (const { account, delta } of netByAccount(transaction)) {
-              yield* sql`INSERT INTO ledger_accounts (id, unit, owner_user_id, non_negative)
-                VALUES (${account.id}, ${account.unit}, ${account.userId}, ${account.userId !== null})
-                ON CONFLICT (id) DO NOTHING`
-              if (delta === 0n) continue
-              const updated = yield* sql`UPDATE ledger_accounts
-                SET balance = balance + ${delta}, updated_at = now()
-                WHERE id = ${account.id} AND (NOT non_negative OR balance + ${delta} >= 0)
-                RETURNING balance`
-              if (updated.length === 0) return yield* insufficient(account, delta)
-            }
-            const rows = transaction.postings.map(
-              (posting): Record<string, unknown> => ({
-                transaction_id: created.id,
-                account_id: posting.account.id,
-                unit: posting.account.unit,
-                amount_minor: LedgerTransaction.postingMinorUnits(posting)
-              })
-            )
-            if (Arr.isReadonlyArrayNonEmpty(rows)) yield* sql`INSERT INTO ledger_postings ${sql.insert(rows)}`
-            return { transaction, created: true }
-          })
-        ),
+      (transaction: LedgerTransaction.LedgerTransaction) => {
+        const moves = netByAccount(transaction)
+        const debitsUser = moves.some((move) => Account.isUserAccount(move.account) && move.delta < 0n)
+        return debitsUser ? postWithDebits(transaction, moves) : postCredits(transaction, moves)
+      },
       Effect.catchTags({ SqlError: Effect.die, SchemaError: Effect.die })
     )
 
     const find = Effect.fn("Ledger.find")(load, Effect.orDie)
 
+    // A user account's maintained balance, or a system account's sum of postings.
     const balance = Effect.fn("Ledger.balance")(function* (account: Account.Account) {
-      const rows = yield* decodeBalance(yield* sql`SELECT balance FROM ledger_accounts WHERE id = ${account.id}`)
+      const rows = yield* decodeBalance(
+        yield* sql`SELECT CASE WHEN a.non_negative THEN a.balance
+            ELSE (SELECT COALESCE(sum(p.amount_minor), 0) FROM ledger_postings p WHERE p.account_id = a.id)::bigint
+          END AS balance
+          FROM ledger_accounts a WHERE a.id = ${account.id}`
+      )
       return Money.fromMinorUnits(account.unit, rows[0]?.balance ?? 0n)
     }, Effect.orDie)
 
@@ -151,16 +242,18 @@ export const layer = Layer.effect(
 
     const reconcile = Effect.gen(function* () {
       const found: Array<Discrepancy> = []
-      const mismatched = yield* sql<{ id: string; balance: bigint; posted: string }>`
+      // Only user accounts maintain a balance; a system account's is its postings by definition.
+      const mismatched = yield* sql<{ id: string; balance: bigint | null; posted: string }>`
         SELECT a.id, a.balance, COALESCE(sum(p.amount_minor), 0)::text AS posted
         FROM ledger_accounts a LEFT JOIN ledger_postings p ON p.account_id = a.id
+        WHERE a.non_negative
         GROUP BY a.id, a.balance
-        HAVING a.balance <> COALESCE(sum(p.amount_minor), 0)`
+        HAVING a.balance IS DISTINCT FROM COALESCE(sum(p.amount_minor), 0)`
       for (const row of mismatched) {
         found.push({
           kind: "balance-mismatch",
           subject: row.id,
-          detail: `balance ${row.balance}, postings ${row.posted}`
+          detail: `balance ${row.balance ?? "missing"}, postings ${row.posted}`
         })
       }
       const unbalanced = yield* sql<{ key: string; unit: string; total: string }>`

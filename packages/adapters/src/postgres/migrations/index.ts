@@ -6,6 +6,7 @@ import cards from "./0003_cards.ts"
 import trivia from "./0004_trivia.ts"
 import pushDeliveries from "./0005_push_deliveries.ts"
 import wheel from "./0006_wheel.ts"
+import ledgerSystemBalances from "./0007_ledger_system_balances.ts"
 
 /**
  * Every migration, keyed `<id>_<name>`. Statically imported (not read from a folder) so the set is
@@ -17,5 +18,6 @@ export const migrations: Record<string, Effect.Effect<unknown, unknown, SqlClien
   "0003_cards": cards,
   "0004_trivia": trivia,
   "0005_push_deliveries": pushDeliveries,
-  "0006_wheel": wheel
+  "0006_wheel": wheel,
+  "0007_ledger_system_balances": ledgerSystemBalances
 }

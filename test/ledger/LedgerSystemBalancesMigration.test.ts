@@ -1,0 +1,67 @@
+import { assert, describe, layer } from "@effect/vitest"
+import { Account, Ledger } from "@payments-gaming/domain/ledger"
+import { Money } from "@payments-gaming/domain/money"
+import { Effect, Exit, Layer, Redacted } from "effect"
+import * as Reactivity from "effect/reactivity/Reactivity"
+import { SqlClient } from "effect/sql"
+import { inject } from "vitest"
+import * as LedgerPostgres from "../../packages/adapters/src/postgres/LedgerPostgres.ts"
+import systemBalances from "../../packages/adapters/src/postgres/migrations/0007_ledger_system_balances.ts"
+import { migrations } from "../../packages/adapters/src/postgres/migrations/index.ts"
+import * as PostgresClient from "../../packages/adapters/src/postgres/PostgresClient.ts"
+import { freshDatabaseUrl } from "../support/TestDatabase.ts"
+
+/** A database with no migration applied: this test runs them itself, up to the one it checks. */
+const EmptyDatabase = Layer.unwrap(
+  Effect.gen(function* () {
+    if (inject("databaseMode") === "pglite") return PostgresClient.layer({ url: undefined, dataDir: undefined })
+    const url = yield* freshDatabaseUrl
+    return PostgresClient.layer({ url: Redacted.make(url), dataDir: undefined, maxConnections: 2 })
+  }).pipe(Effect.provide(Reactivity.layer))
+).pipe(Layer.orDie)
+
+describe("migration 0007_ledger_system_balances", () => {
+  layer(EmptyDatabase, { timeout: "60 seconds", excludeTestServices: true })((it) => {
+    it.effect("turns kept system balances into sums of postings and keeps user balances", () =>
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        for (const [key, migration] of Object.entries(migrations).sort(([a], [b]) => (a < b ? -1 : 1))) {
+          if (key < "0007") yield* migration
+        }
+        // Books as the earlier schema kept them: every account with a running balance.
+        yield* sql.withTransaction(
+          Effect.gen(function* () {
+            yield* sql`INSERT INTO ledger_accounts (id, unit, owner_user_id, non_negative, balance) VALUES
+              ('system:provider-settlement:NGN', 'NGN', NULL, false, -50075),
+              ('user:m:cash:NGN', 'NGN', 'm', true, 50075)`
+            const [tx] = yield* sql<{ id: bigint }>`INSERT INTO ledger_transactions (idempotency_key, kind)
+              VALUES ('dep-m', 'deposit') RETURNING id`
+            yield* sql`INSERT INTO ledger_postings (transaction_id, account_id, unit, amount_minor) VALUES
+              (${tx!.id}, 'system:provider-settlement:NGN', 'NGN', -50075),
+              (${tx!.id}, 'user:m:cash:NGN', 'NGN', 50075)`
+          })
+        )
+
+        yield* systemBalances
+
+        const rows = yield* sql<{ id: string; balance: bigint | null }>`
+          SELECT id, balance FROM ledger_accounts ORDER BY id`
+        assert.deepStrictEqual(
+          rows.map((row) => [row.id, row.balance]),
+          [
+            ["system:provider-settlement:NGN", null],
+            ["user:m:cash:NGN", 50075n]
+          ]
+        )
+        const ledger = yield* Effect.provide(Ledger, LedgerPostgres.layer)
+        assert.strictEqual(Money.format(yield* ledger.balance(Account.providerSettlement("NGN"))), "-500.75")
+        assert.strictEqual(Money.format(yield* ledger.balance(Account.userCash("m", "NGN"))), "500.75")
+        assert.deepStrictEqual(yield* ledger.reconcile, [])
+        const unkept =
+          yield* Effect.exit(sql`INSERT INTO ledger_accounts (id, unit, owner_user_id, non_negative, balance)
+          VALUES ('user:n:cash:NGN', 'NGN', 'n', true, NULL)`)
+        assert.isTrue(Exit.isFailure(unkept), "a user account must keep its balance")
+      })
+    )
+  })
+})
