@@ -85,7 +85,8 @@ const linkVirtualAccount = async (service: Target, accountNumber: string) => {
   const response = await fetch(`http://127.0.0.1:${service.port}/v1/admin/virtual-accounts/${accountNumber}`, {
     method: "PUT",
     headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
-    body: JSON.stringify({ userId: `bench-depositor-${runId}`, currency: "NGN" })
+    // One depositor per account: each credit takes its own wallet's lock.
+    body: JSON.stringify({ userId: `bench-depositor-${runId}-${accountNumber}`, currency: "NGN" })
   })
   if (response.status !== 201) {
     throw new Error(`linking virtual account ${accountNumber} answered ${response.status}: ${await response.text()}`)
@@ -157,14 +158,14 @@ interface ColdStart {
 const runMatrix = async (
   databaseUrl: string,
   scenarios: ReturnType<typeof makeScenarios>,
-  accountNumber: string,
+  accountNumbers: ReadonlyArray<string>,
   service: Started
 ) => {
   const plain = await startReference("plain", databaseUrl)
   const ceiling = await startReference("static", databaseUrl)
   const targets = [service, plain, ceiling]
   const rssAtReady = { plain: memoryMb(plain.pid, "VmRSS") ?? 0, static: memoryMb(ceiling.pid, "VmRSS") ?? 0 }
-  await linkVirtualAccount(service, accountNumber)
+  for (const accountNumber of accountNumbers) await linkVirtualAccount(service, accountNumber)
   for (const scenario of scenarios.all) for (const target of targets) await probe(scenario, target)
   log("every scenario answers 2xx on every target\n")
 
@@ -248,7 +249,7 @@ const runProfile = async (databaseUrl: string, scenarios: ReturnType<typeof make
 }
 
 /** The service on PGlite: cold start on a fresh DATA_DIR, two scenarios at 16 connections, a warm restart. */
-const runEmbedded = async (scenarios: ReturnType<typeof makeScenarios>, accountNumber: string) => {
+const runEmbedded = async (scenarios: ReturnType<typeof makeScenarios>, accountNumbers: ReadonlyArray<string>) => {
   log("\nembedded database (PGlite)")
   const dataDir = tempDir("bench-pglite-")
   const coldStarts: Array<ColdStart> = []
@@ -259,7 +260,7 @@ const runEmbedded = async (scenarios: ReturnType<typeof makeScenarios>, accountN
     ms: embedded.readyMs
   })
   const rssAtReady = memoryMb(embedded.pid, "VmRSS") ?? 0
-  await linkVirtualAccount(embedded, accountNumber)
+  for (const accountNumber of accountNumbers) await linkVirtualAccount(embedded, accountNumber)
   const rows: Array<Row> = []
   for (const scenario of [scenarios.wheelView, scenarios.webhook]) {
     await warmUp(scenario, embedded)
@@ -300,8 +301,10 @@ const main = async () => {
   const peakRss: Record<string, number> = {}
   const rssAtReady: Record<string, number> = {}
   const rows: Array<Row> = []
-  const accountNumber = `99${String(Math.floor(Math.random() * 1e8)).padStart(8, "0")}`
-  const scenarios = makeScenarios({ runId, accountNumber })
+  // 128 users' virtual accounts, so deposits do not all queue on one wallet's lock.
+  const base = Math.floor(Math.random() * 1e6) * 100
+  const accountNumbers = Array.from({ length: 128 }, (_, i) => `99${String(base + i).padStart(8, "0")}`)
+  const scenarios = makeScenarios({ runId, accountNumbers })
 
   // The service first: it applies the migrations the reference server relies on.
   const service = await startService({ id: "service", databaseUrl, dataDir: tempDir("bench-service-") })
@@ -311,7 +314,7 @@ const main = async () => {
   if (options.profileOnly) {
     peakRss.service = await stopTarget(service)
   } else {
-    const matrix = await runMatrix(databaseUrl, scenarios, accountNumber, service)
+    const matrix = await runMatrix(databaseUrl, scenarios, accountNumbers, service)
     rows.push(...matrix.rows)
     Object.assign(rssAtReady, matrix.rssAtReady)
     peakRss.service = await stopTarget(service)
@@ -325,7 +328,7 @@ const main = async () => {
   const profiled = options.profile ? await runProfile(databaseUrl, scenarios) : { summaries: [], comparisons: [] }
 
   if (options.embedded) {
-    const embedded = await runEmbedded(scenarios, accountNumber)
+    const embedded = await runEmbedded(scenarios, accountNumbers)
     rows.push(...embedded.rows)
     coldStarts.push(...embedded.coldStarts)
     peakRss["service-pglite"] = embedded.peakRss

@@ -33,9 +33,9 @@ const CARD_USER_SPREAD = 512
 const cardUserOf = (index: number) =>
   (index % CARD_USER_SPREAD) + CARD_USER_SPREAD * Math.floor(index / (CARDS_PER_USER * CARD_USER_SPREAD))
 
-/** The four scenarios of issue 8, addressed to the virtual account the bench linked. */
-export const makeScenarios = (options: { readonly runId: string; readonly accountNumber: string }) => {
-  const creditBody = creditBodies(options.accountNumber)
+/** The four scenarios of issue 8; credits go to the virtual accounts the bench linked. */
+export const makeScenarios = (options: { readonly runId: string; readonly accountNumbers: ReadonlyArray<string> }) => {
+  const creditBody = creditBodies(options.accountNumbers)
   // Card numbers are unique across the whole run, whatever the user.
   let cardCounter = 0
   const cardSeed = Math.floor(Math.random() * 100_000)
@@ -73,7 +73,8 @@ export const makeScenarios = (options: { readonly runId: string; readonly accoun
             method: "POST",
             path: WEBHOOK_PATH,
             setupRequest: (request) => {
-              const body = creditBody(`BENCH-${tag}-${next++}`)
+              const index = next++
+              const body = creditBody(`BENCH-${tag}-${index}`, index)
               request.headers = { ...JSON_HEADERS, "x-provider-signature": signWebhook(body) }
               request.body = body
               return request

@@ -7,17 +7,24 @@ export const WEBHOOK_PATH = "/v1/webhook/core-banking/provider"
 const REFERENCE_SLOT = "__BENCH_REFERENCE__"
 
 /**
- * Virtual-account credits to `accountNumber` (the spec 2.7 example, amounts 5000.75 − 50.25 fee =
- * 4950.50 NGN) with a reference of the caller's choosing. The JSON is built once and split around
- * the reference, so each body is two concatenations away and costs the load generator next to
- * nothing.
+ * Virtual-account credits (the spec 2.7 example, amounts 5000.75 − 50.25 fee = 4950.50 NGN) with
+ * a reference of the caller's choosing, spread round-robin over `accountNumbers`: deposits arrive
+ * for many users at once, as they do in production, rather than all queueing on one wallet. Each
+ * account's JSON is built once and split around the reference, so a body is two concatenations
+ * away and costs the load generator next to nothing.
  */
-export const creditBodies = (accountNumber: string) => {
-  const payload = JSON.parse(readFileSync(join(ROOT, "examples", "webhooks", "virtual-account-credit.json"), "utf8"))
-  payload.virtualAccountNumber = accountNumber
-  payload.data.virtual_account_number = accountNumber
-  payload.data.account_number = accountNumber
-  payload.data.reference = REFERENCE_SLOT
-  const [before, after] = JSON.stringify(payload).split(REFERENCE_SLOT) as [string, string]
-  return (reference: string) => `${before}${reference}${after}`
+export const creditBodies = (accountNumbers: ReadonlyArray<string>) => {
+  const example = readFileSync(join(ROOT, "examples", "webhooks", "virtual-account-credit.json"), "utf8")
+  const templates = accountNumbers.map((accountNumber) => {
+    const payload = JSON.parse(example)
+    payload.virtualAccountNumber = accountNumber
+    payload.data.virtual_account_number = accountNumber
+    payload.data.account_number = accountNumber
+    payload.data.reference = REFERENCE_SLOT
+    return JSON.stringify(payload).split(REFERENCE_SLOT) as [string, string]
+  })
+  return (reference: string, index: number) => {
+    const [before, after] = templates[index % templates.length] as [string, string]
+    return `${before}${reference}${after}`
+  }
 }

@@ -1,0 +1,23 @@
+/** CONTRACT §2 *epoch*: milliseconds since the epoch, as a string. */
+export const EPOCH_TIMESTAMP = /^\d{13}$/
+/** CONTRACT §2 *local*: an ISO 8601 local date-time with milliseconds and no offset. */
+export const LOCAL_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}$/
+
+export type EnvelopeStyle = "epoch" | "local" | "reduced"
+
+/** The path as the router matches it: escapes decoded, slashes collapsed, case folded. */
+export const routedPath = (pathname: string): string => {
+  let decoded = pathname
+  try {
+    decoded = decodeURIComponent(pathname)
+  } catch {
+    // A malformed escape is matched as written.
+  }
+  return decoded.replace(/\/{2,}/g, "/").toLowerCase()
+}
+
+/** The envelope CONTRACT §2 gives every response under this path. */
+export const styleOf = (pathname: string): EnvelopeStyle => {
+  const path = routedPath(pathname)
+  return path.startsWith("/v1/gaming/trivia/") ? "local" : path.startsWith("/v1/webhook/") ? "reduced" : "epoch"
+}
