@@ -22,7 +22,7 @@ const HMAC_ALGORITHMS = ["HS256"]
 const ASYMMETRIC_ALGORITHMS = ["RS256", "ES256", "EdDSA"]
 const CLOCK_TOLERANCE_SECONDS = 30
 
-type Key = Uint8Array | Jose.JWTVerifyGetKey
+type Key = Jose.CryptoKey | Jose.JWTVerifyGetKey
 
 const describe = (error: unknown): string => {
   if (error instanceof Jose.errors.JWTExpired) return "token expired"
@@ -39,8 +39,14 @@ const keyFor = (settings: JwtSettings): Effect.Effect<{ key: Key; algorithms: Ar
     return Effect.succeed({ key: Jose.createRemoteJWKSet(settings.jwksUrl.value), algorithms: ASYMMETRIC_ALGORITHMS })
   }
   if (Option.isSome(settings.secret)) {
-    const key = new TextEncoder().encode(Redacted.value(settings.secret.value))
-    return Effect.succeed({ key, algorithms: HMAC_ALGORITHMS })
+    // Imported once: given the raw bytes, jose would import them as a key again on every verify.
+    const secret = new TextEncoder().encode(Redacted.value(settings.secret.value))
+    return Effect.map(
+      Effect.promise(() =>
+        crypto.subtle.importKey("raw", secret, { name: "HMAC", hash: "SHA-256" }, false, ["verify"])
+      ),
+      (key) => ({ key, algorithms: HMAC_ALGORITHMS })
+    )
   }
   return Effect.die(new Error("AUTH_JWT_SECRET or AUTH_JWKS_URL must be configured"))
 }
@@ -56,10 +62,10 @@ export const make = (settings: JwtSettings) =>
       ...Option.match(settings.audience, { onNone: () => ({}), onSome: (audience) => ({ audience }) })
     }
 
-    const verify = Effect.fn("TokenVerifier.verify")(function* (token: Redacted.Redacted<string>) {
+    const verify = Effect.fnUntraced(function* (token: Redacted.Redacted<string>) {
       const { payload } = yield* Effect.tryPromise({
         // jose's overloads differ for a key and a key-set getter; both are accepted at run time.
-        try: () => Jose.jwtVerify(Redacted.value(token), key as Uint8Array, options),
+        try: () => Jose.jwtVerify(Redacted.value(token), key as Jose.CryptoKey, options),
         catch: (error) => new InvalidToken({ reason: describe(error) })
       })
       const claims = yield* decodeClaims(payload).pipe(

@@ -25,7 +25,7 @@ export const layer = Layer.effect(
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
 
-    const add = Effect.fn("DeadLetters.add")(function* (letter: {
+    const add = Effect.fnUntraced(function* (letter: {
       readonly rawBody: Uint8Array
       readonly signature: string
       readonly receivedAt: Date
@@ -39,7 +39,7 @@ export const layer = Layer.effect(
       return toLetter(rows[0]!)
     }, Effect.orDie)
 
-    const list = Effect.fn("DeadLetters.list")(function* (page: { readonly limit: number; readonly offset: number }) {
+    const list = Effect.fnUntraced(function* (page: { readonly limit: number; readonly offset: number }) {
       const rows = yield* decodeRows(
         yield* sql`SELECT id, raw_body, signature, received_at, error FROM webhook_dead_letters
           ORDER BY received_at DESC, created_at DESC LIMIT ${page.limit} OFFSET ${page.offset}`

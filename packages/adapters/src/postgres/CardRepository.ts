@@ -67,7 +67,7 @@ export const make = Effect.gen(function* () {
       return holder?.activeCards ?? 0
     })
 
-  const insert = Effect.fn("CardRepository.insert")(
+  const insert = Effect.fnUntraced(
     function* (userId: UserId, card: CardToStore, options: { readonly maxActiveCards: number }) {
       return yield* sql.withTransaction(
         Effect.gen(function* () {
@@ -94,19 +94,19 @@ export const make = Effect.gen(function* () {
   )
 
   // Counted from the cards themselves, so tests can hold `active_cards` against it.
-  const countActive = Effect.fn("CardRepository.countActive")(function* (userId: UserId) {
+  const countActive = Effect.fnUntraced(function* (userId: UserId) {
     const [row] = yield* sql<{ readonly count: number }>`SELECT count(*)::int AS count FROM cards
         WHERE user_id = ${userId} AND deleted_at IS NULL`
     return row?.count ?? 0
   }, Effect.orDie)
 
-  const listByUser = Effect.fn("CardRepository.listByUser")(function* (userId: UserId, { limit, offset }: CardPage) {
+  const listByUser = Effect.fnUntraced(function* (userId: UserId, { limit, offset }: CardPage) {
     const rows = yield* sql`SELECT ${columns} FROM cards WHERE user_id = ${userId} AND deleted_at IS NULL
         ORDER BY created_at, id LIMIT ${limit} OFFSET ${offset}`
     return yield* toCards(rows)
   }, Effect.orDie)
 
-  const softDelete = Effect.fn("CardRepository.softDelete")(
+  const softDelete = Effect.fnUntraced(
     function* (userId: UserId, cardId: CardId) {
       yield* sql.withTransaction(
         Effect.gen(function* () {

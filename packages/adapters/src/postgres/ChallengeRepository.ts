@@ -53,7 +53,7 @@ export const make = Effect.gen(function* () {
   const toChallenges = (rows: ReadonlyArray<unknown>) =>
     Effect.map(decodeRows(rows), (decoded) => decoded.map((row) => new Challenge(row)))
 
-  const create = Effect.fn("ChallengeRepository.create")(function* (input: ChallengeInput, at: DateTime.Utc) {
+  const create = Effect.fnUntraced(function* (input: ChallengeInput, at: DateTime.Utc) {
     const rows = yield* sql`INSERT INTO trivia_challenges (title, prize_amount, start_time, end_time, question_type,
           question_count, number_of_winners, sharing_formula, version, created_at, updated_at)
         VALUES (${input.title}, ${toNumericText(input.prizeAmount)}::numeric, ${DateTime.toDateUtc(input.startTime)},
@@ -64,12 +64,12 @@ export const make = Effect.gen(function* () {
     return created!
   }, Effect.orDie)
 
-  const findById = Effect.fn("ChallengeRepository.findById")(function* (id: ChallengeId) {
+  const findById = Effect.fnUntraced(function* (id: ChallengeId) {
     const rows = yield* sql`SELECT ${columns} FROM trivia_challenges WHERE id = ${id}`
     return Option.fromNullishOr((yield* toChallenges(rows))[0])
   }, Effect.orDie)
 
-  const list = Effect.fn("ChallengeRepository.list")(function* ({ limit, offset }: Page) {
+  const list = Effect.fnUntraced(function* ({ limit, offset }: Page) {
     const rows = yield* sql`SELECT ${columns} FROM trivia_challenges
         ORDER BY start_time, id LIMIT ${limit} OFFSET ${offset}`
     return yield* toChallenges(rows)
@@ -93,7 +93,7 @@ export const make = Effect.gen(function* () {
   const exists = (id: ChallengeId) =>
     Effect.map(sql`SELECT 1 FROM trivia_challenges WHERE id = ${id}`, (rows) => rows.length > 0).pipe(Effect.orDie)
 
-  const update = Effect.fn("ChallengeRepository.update")(function* (
+  const update = Effect.fnUntraced(function* (
     id: ChallengeId,
     input: ChallengeInput,
     expectedVersion: number,

@@ -9,7 +9,7 @@ export const layer: Layer.Layer<PushDeliveryLog, never, SqlClient.SqlClient> = L
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
 
-    const record = Effect.fn("PushDeliveryRepository.record")(
+    const record = Effect.fnUntraced(
       function* (attempt: PushDeliveryAttempt) {
         yield* sql`INSERT INTO push_deliveries ${sql.insert({
           token_type: attempt.tokenType,

@@ -49,39 +49,33 @@ export const make = Effect.gen(function* () {
 
   const toSpins = (rows: ReadonlyArray<unknown>) => Effect.map(decodeRows(rows), (decoded) => decoded.map(toSpin))
 
-  // In its own savepoint: a refused insert must not abort the caller's transaction. Both unique
-  // keys, (user_id, round) and (user_id, idempotency_key), mean the user has spun already.
-  const record = Effect.fn("SpinRepository.record")(
+  // ON CONFLICT DO NOTHING names no constraint, so every unique index answers "no row" instead of an
+  // error that would abort the caller's transaction (no savepoint needed). Either conflict is
+  // AlreadySpun: (user_id, round) is a second spin in the round; (user_id, idempotency_key) is a
+  // retry that raced the first request with its key, which the service then finds by the key and
+  // replays. A conflicting insert waits for the other transaction as a unique violation would, and
+  // inserts after all if that one rolls back.
+  const record = Effect.fnUntraced(
     function* (spin: Spin) {
-      yield* sql.withTransaction(
-        sql`INSERT INTO spins (id, user_id, round, wheel_version, nonce, draw_value, segment_id, prize_type,
-            prize_value, idempotency_key, created_at)
-          VALUES (${spin.spinId}, ${spin.userId}, ${spin.round}, ${spin.wheelVersion}, ${spin.nonce},
-            ${spin.drawValue}, ${spin.segmentId}, ${spin.prize.type}, ${spin.prize.value}, ${spin.idempotencyKey},
-            ${DateTime.toDateUtc(spin.createdAt)})`
-      )
+      const inserted = yield* sql`INSERT INTO spins (id, user_id, round, wheel_version, nonce, draw_value, segment_id,
+          prize_type, prize_value, idempotency_key, created_at)
+        VALUES (${spin.spinId}, ${spin.userId}, ${spin.round}, ${spin.wheelVersion}, ${spin.nonce},
+          ${spin.drawValue}, ${spin.segmentId}, ${spin.prize.type}, ${spin.prize.value}, ${spin.idempotencyKey},
+          ${DateTime.toDateUtc(spin.createdAt)})
+        ON CONFLICT DO NOTHING
+        RETURNING id`
+      if (inserted.length === 0) return yield* new AlreadySpun({ round: spin.round })
     },
-    (effect, spin) =>
-      effect.pipe(
-        Effect.catchReason("SqlError", "UniqueViolation", () => Effect.fail(new AlreadySpun({ round: spin.round }))),
-        Effect.catchTag("SqlError", Effect.die)
-      )
+    Effect.catchTag("SqlError", Effect.die)
   )
 
-  const findByIdempotencyKey = Effect.fn("SpinRepository.findByIdempotencyKey")(function* (
-    userId: UserId,
-    key: IdempotencyKey
-  ) {
+  const findByIdempotencyKey = Effect.fnUntraced(function* (userId: UserId, key: IdempotencyKey) {
     const rows = yield* sql`SELECT ${columns} FROM spins WHERE user_id = ${userId} AND idempotency_key = ${key}`
     const [found] = yield* toSpins(rows)
     return found === undefined ? yield* Effect.succeedNone : yield* Effect.succeedSome(found)
   }, Effect.orDie)
 
-  const listRound = Effect.fn("SpinRepository.listRound")(function* (
-    round: RoundId,
-    { limit, offset }: SpinPage,
-    userId?: UserId
-  ) {
+  const listRound = Effect.fnUntraced(function* (round: RoundId, { limit, offset }: SpinPage, userId?: UserId) {
     const rows =
       userId === undefined
         ? yield* sql`SELECT ${columns} FROM spins WHERE round = ${round}

@@ -36,17 +36,17 @@ export const layer = Layer.effect(
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
 
-    const find = Effect.fn("Transfers.find")(function* (reference: string) {
+    const find = Effect.fnUntraced(function* (reference: string) {
       return firstTransfer(yield* decodeRows(yield* sql`SELECT * FROM transfers WHERE reference = ${reference}`))
     }, Effect.orDie)
 
-    const findForUpdate = Effect.fn("Transfers.findForUpdate")(function* (reference: string) {
+    const findForUpdate = Effect.fnUntraced(function* (reference: string) {
       return firstTransfer(
         yield* decodeRows(yield* sql`SELECT * FROM transfers WHERE reference = ${reference} FOR UPDATE`)
       )
     }, Effect.orDie)
 
-    const insert = Effect.fn("Transfers.insert")(function* (transfer: NewTransfer) {
+    const insert = Effect.fnUntraced(function* (transfer: NewTransfer) {
       const minor = Result.getOrThrow(Money.toMinorUnits(Money.make(transfer.currency, transfer.amount)))
       const inserted = firstTransfer(
         yield* decodeRows(
@@ -60,7 +60,7 @@ export const layer = Layer.effect(
       return { created: false, transfer: Option.getOrThrow(yield* find(transfer.reference)) }
     }, Effect.orDie)
 
-    const finish = Effect.fn("Transfers.finish")(function* (reference: string, status: "SETTLED" | "FAILED", at: Date) {
+    const finish = Effect.fnUntraced(function* (reference: string, status: "SETTLED" | "FAILED", at: Date) {
       return firstTransfer(
         yield* decodeRows(
           yield* sql`UPDATE transfers SET status = ${status}, updated_at = ${at}

@@ -28,12 +28,12 @@ export const layer = Layer.effect(
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
 
-    const find = Effect.fn("VirtualAccounts.find")(function* (accountNumber: string) {
+    const find = Effect.fnUntraced(function* (accountNumber: string) {
       const rows = yield* decodeRows(yield* sql`SELECT * FROM virtual_accounts WHERE account_number = ${accountNumber}`)
       return Option.map(Option.fromUndefinedOr(rows[0]), toAccount)
     }, Effect.orDie)
 
-    const insert = Effect.fn("VirtualAccounts.insert")(function* (account: NewVirtualAccount) {
+    const insert = Effect.fnUntraced(function* (account: NewVirtualAccount) {
       const inserted = yield* decodeRows(
         yield* sql`INSERT INTO virtual_accounts (account_number, user_id, currency, account_name, bank_name)
           VALUES (${account.accountNumber}, ${account.userId}, ${account.currency}, ${account.accountName}, ${account.bankName})

@@ -21,6 +21,7 @@ const EventRow = Schema.Struct({
   processed_at: Schema.NullOr(Schema.Date)
 })
 const decodeRows = Schema.decodeUnknownEffect(Schema.Array(EventRow))
+const decodeIds = Schema.decodeUnknownEffect(Schema.Array(Schema.Struct({ id: Schema.String })))
 
 const toEvent = (row: typeof EventRow.Type): WebhookEvent => ({
   id: row.id,
@@ -52,31 +53,48 @@ export const layer = Layer.effect(
     const first = (rows: unknown) =>
       Effect.map(decodeRows(rows), (events) => Option.map(Option.fromUndefinedOr(events[0]), toEvent))
 
-    const store = Effect.fn("WebhookInbox.store")(function* (event: NewWebhookEvent) {
-      const inserted = yield* first(
+    // Everything but the id is what was just written (and the column defaults), so the raw body is
+    // not sent back.
+    const store = Effect.fnUntraced(function* (event: NewWebhookEvent) {
+      const inserted = yield* decodeIds(
         yield* sql`INSERT INTO webhook_events (kind, reference, dedup_key, raw_body, signature, received_at)
           VALUES (${event.kind}, ${event.reference}, ${event.dedupKey}, ${event.rawBody}, ${event.signature}, ${event.receivedAt})
           ON CONFLICT (kind, reference) DO NOTHING
-          RETURNING *`
+          RETURNING id`
       )
-      if (Option.isSome(inserted)) return { _tag: "Stored" as const, event: inserted.value }
+      const stored = inserted[0]
+      if (stored !== undefined) {
+        const created: WebhookEvent = {
+          id: stored.id,
+          kind: event.kind,
+          reference: event.reference,
+          dedupKey: event.dedupKey,
+          rawBody: event.rawBody,
+          signature: event.signature,
+          receivedAt: event.receivedAt,
+          outcome: "received",
+          reason: null,
+          processedAt: null
+        }
+        return { _tag: "Stored" as const, event: created }
+      }
       const existing = yield* first(
         yield* sql`SELECT * FROM webhook_events WHERE kind = ${event.kind} AND reference = ${event.reference}`
       )
       return { _tag: "Duplicate" as const, event: Option.getOrThrow(existing) }
     }, Effect.orDie)
 
-    const find = Effect.fn("WebhookInbox.find")(function* (id: string) {
+    const find = Effect.fnUntraced(function* (id: string) {
       if (!uuid.test(id)) return Option.none()
       return yield* first(yield* sql`SELECT * FROM webhook_events WHERE id = ${id}::uuid`)
     }, Effect.orDie)
 
-    const findForUpdate = Effect.fn("WebhookInbox.findForUpdate")(function* (id: string) {
+    const findForUpdate = Effect.fnUntraced(function* (id: string) {
       if (!uuid.test(id)) return Option.none()
       return yield* first(yield* sql`SELECT * FROM webhook_events WHERE id = ${id}::uuid FOR UPDATE`)
     }, Effect.orDie)
 
-    const list = Effect.fn("WebhookInbox.list")(function* (filter: {
+    const list = Effect.fnUntraced(function* (filter: {
       readonly outcome?: Outcome | undefined
       readonly limit: number
       readonly offset: number
@@ -89,7 +107,7 @@ export const layer = Layer.effect(
       return (yield* decodeRows(rows)).map(toEvent)
     }, Effect.orDie)
 
-    const markOutcome = Effect.fn("WebhookInbox.markOutcome")(function* (
+    const markOutcome = Effect.fnUntraced(function* (
       id: string,
       outcome: Exclude<Outcome, "received">,
       reason: string | null,

@@ -58,20 +58,16 @@ export const make = Effect.gen(function* () {
         onSome: Effect.succeed
       })
     ),
-    Effect.orDie,
-    Effect.withSpan("WheelRepository.active")
+    Effect.orDie
   )
 
-  const byVersion = Effect.fn("WheelRepository.byVersion")(function* (version: number) {
+  const byVersion = Effect.fnUntraced(function* (version: number) {
     return yield* select(sql`w.version = ${version}`)
   }, Effect.orDie)
 
   // The active row's lock orders replacers: the second waits, then finds the row no longer active
   // (READ COMMITTED re-checks it) and leaves the winner's wheel in place.
-  const replaceActive = Effect.fn("WheelRepository.replaceActive")(function* (
-    expectedVersion: number,
-    definition: WheelDefinition
-  ) {
+  const replaceActive = Effect.fnUntraced(function* (expectedVersion: number, definition: WheelDefinition) {
     yield* sql.withTransaction(
       Effect.gen(function* () {
         const [current] = yield* sql<{

@@ -31,7 +31,7 @@ export const make = Effect.gen(function* () {
       decodeRows
     ).pipe(Effect.map((rows) => Option.map(Option.fromUndefinedOr(rows[0]), toSeed)))
 
-  const getOrCreate = Effect.fn("RoundSeeds.getOrCreate")(function* (round: RoundId, fresh: Effect.Effect<RoundSeed>) {
+  const getOrCreate = Effect.fnUntraced(function* (round: RoundId, fresh: Effect.Effect<RoundSeed>) {
     const stored = yield* find(round)
     if (Option.isSome(stored)) return stored.value
     const candidate = yield* fresh
@@ -45,7 +45,7 @@ export const make = Effect.gen(function* () {
   }, Effect.orDie)
 
   // `round < current` is checked here and again in the query, so no code path reads a seed of a later round.
-  const revealed = Effect.fn("RoundSeeds.revealed")(function* (round: RoundId, current: RoundId) {
+  const revealed = Effect.fnUntraced(function* (round: RoundId, current: RoundId) {
     if (round >= current) return Option.none<RoundSeed>()
     const rows = yield* decodeRows(
       yield* sql`SELECT round, seed, commitment, created_at AS "createdAt" FROM round_seeds

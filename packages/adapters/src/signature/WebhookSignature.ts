@@ -38,7 +38,7 @@ export const layer = (secrets: ReadonlyArray<Redacted.Redacted<string>>) =>
   Layer.succeed(
     WebhookVerifier,
     WebhookVerifier.of({
-      verify: Effect.fn("WebhookVerifier.verify")(function* (rawBody: Uint8Array, signature: string | undefined) {
+      verify: Effect.fnUntraced(function* (rawBody: Uint8Array, signature: string | undefined) {
         if (!verifySignature(secrets, rawBody, signature)) {
           return yield* new InvalidSignature({ message: "Invalid signature" })
         }

@@ -66,5 +66,39 @@ export const formatCountdown = (millis: number): string => {
 export const expiresIn = (now: DateTime.Utc, zone: DateTime.TimeZone): string =>
   formatCountdown(DateTime.toEpochMillis(roundEnd(roundOf(now, zone), zone)) - DateTime.toEpochMillis(now))
 
+/** The round an instant falls in, with the time left in it as `HH:MM:SS`. */
+export interface RoundAt {
+  readonly round: RoundId
+  readonly expiresIn: string
+}
+
+/**
+ * `roundOf` and `expiresIn` with the round's bounds worked out once per round: finding them takes
+ * several time-zone conversions, after which any instant inside them needs a comparison and a
+ * subtraction. Each call makes its own memo (one per service instance). Bounds are kept only when
+ * both the first and the last millisecond of them belong to the round, so, calendar dates never
+ * running backwards in a zone, every instant between does too; any other instant, an earlier one
+ * included (a clock set back in a test), is worked out afresh.
+ */
+export const makeRoundClock = (zone: DateTime.TimeZone): ((now: DateTime.Utc) => RoundAt) => {
+  let current: { readonly round: RoundId; readonly start: number; readonly end: number } | undefined
+  return (now) => {
+    const millis = DateTime.toEpochMillis(now)
+    if (current === undefined || millis < current.start || millis >= current.end) {
+      const round = roundOf(now, zone)
+      const start = DateTime.toEpochMillis(roundStart(round, zone))
+      const end = DateTime.toEpochMillis(roundEnd(round, zone))
+      const holds =
+        start <= millis &&
+        millis < end &&
+        roundOf(DateTime.makeUnsafe(start), zone) === round &&
+        roundOf(DateTime.makeUnsafe(end - 1), zone) === round
+      if (!holds) return { round, expiresIn: formatCountdown(end - millis) }
+      current = { round, start, end }
+    }
+    return { round: current.round, expiresIn: formatCountdown(current.end - millis) }
+  }
+}
+
 /** Whether `round` ended before `current` began (both rounds of the same zone). */
 export const isBefore = (round: RoundId, current: RoundId): boolean => round < current

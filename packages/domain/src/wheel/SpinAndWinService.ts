@@ -7,7 +7,7 @@ import { segmentAt, segmentRanges } from "./Draw.ts"
 import { type AlreadySpun, RoundNotFinished, RoundNotFound } from "./Errors.ts"
 import { type Segment, type SegmentId, toPublicSegment, type Wheel } from "./Model.ts"
 import { commitmentOf, drawValue, SEED_BYTES } from "./ProvablyFair.ts"
-import { expiresIn, isBefore, type RoundId, roundEnd, roundOf, roundStart } from "./Round.ts"
+import { isBefore, makeRoundClock, type RoundId, roundEnd, roundStart } from "./Round.ts"
 import { RoundSeeds } from "./RoundSeeds.ts"
 import { SeedCrypto } from "./SeedCrypto.ts"
 import { type IdempotencyKey, type RoundSeed, Spin, type SpinId, type SpinPage } from "./Spin.ts"
@@ -16,6 +16,15 @@ import { RoundAudit, SpinOutcome, WheelView } from "./Views.ts"
 import { WheelRandom } from "./WheelRandom.ts"
 import { WheelRepository } from "./WheelRepository.ts"
 import { WheelSettings } from "./WheelSettings.ts"
+
+/**
+ * How long a service instance keeps the active wheel before reading it again: a wheel changed by
+ * another instance is drawn on here within this time.
+ */
+export const ACTIVE_WHEEL_TTL_MILLIS = 10_000
+
+/** Seeds of this many recent rounds are kept; only the current round's is ever asked for twice. */
+const KNOWN_SEEDS = 4
 
 /** Spins of a round listed per call unless the caller asks otherwise (CONTRACT §2 paging). */
 export const DEFAULT_SPIN_PAGE: SpinPage = { limit: 50, offset: 0 }
@@ -69,7 +78,7 @@ export class SpinAndWinService extends Context.Service<
       // The migration seeds the default wheel in NGN. While nobody has edited it, it follows
       // DEFAULT_CURRENCY: an untouched default in another currency is re-issued (labels and cash
       // prizes) in the configured one. An edited wheel keeps its own currency.
-      const activeWheel = Effect.gen(function* () {
+      const readActiveWheel = Effect.gen(function* () {
         const wheel = yield* wheels.active
         if (wheel.currency === settings.currency || !isDefaultWheel(wheel)) return wheel
         yield* Effect.logInfo("Re-issuing the default wheel in the configured currency").pipe(
@@ -77,6 +86,21 @@ export class SpinAndWinService extends Context.Service<
         )
         return yield* wheels.replaceActive(wheel.version, defaultWheel(settings.currency))
       })
+
+      // The wheel changes rarely and only as a new version, so one read serves every request for
+      // ACTIVE_WHEEL_TTL_MILLIS. A clock that moved backwards (a test's) reads it again.
+      let cachedWheel: { readonly wheel: Wheel; readonly readAt: number } | undefined
+      const activeWheel = (at: DateTime.Utc): Effect.Effect<Wheel> => {
+        const millis = DateTime.toEpochMillis(at)
+        const cached = cachedWheel
+        if (cached !== undefined && millis >= cached.readAt && millis - cached.readAt < ACTIVE_WHEEL_TTL_MILLIS) {
+          return Effect.succeed(cached.wheel)
+        }
+        return Effect.map(readActiveWheel, (wheel) => {
+          cachedWheel = { wheel, readAt: millis }
+          return wheel
+        })
+      }
 
       const freshSeed = (round: RoundId) =>
         Effect.gen(function* () {
@@ -89,7 +113,19 @@ export class SpinAndWinService extends Context.Service<
           } satisfies RoundSeed
         })
 
-      const seedOf = (round: RoundId) => seeds.getOrCreate(round, freshSeed(round))
+      // A stored seed never changes (the first one stored wins for good), so each round's is read once.
+      const knownSeeds = new Map<RoundId, RoundSeed>()
+      const storedSeed = (round: RoundId, fresh: Effect.Effect<RoundSeed>): Effect.Effect<RoundSeed> => {
+        const known = knownSeeds.get(round)
+        if (known !== undefined) return Effect.succeed(known)
+        return Effect.map(seeds.getOrCreate(round, fresh), (seed) => {
+          knownSeeds.set(round, seed)
+          if (knownSeeds.size > KNOWN_SEEDS) knownSeeds.delete(knownSeeds.keys().next().value as RoundId)
+          return seed
+        })
+      }
+
+      const seedOf = (round: RoundId) => storedSeed(round, freshSeed(round))
 
       const coinBalance = (userId: UserId) =>
         Effect.flatMap(ledger.balances(userId), ({ coins }) =>
@@ -98,16 +134,17 @@ export class SpinAndWinService extends Context.Service<
             : Effect.die(new RangeError(`coin balance ${coins} of ${userId} exceeds a JSON integer`))
         )
 
-      const now = Effect.map(DateTime.now, DateTime.toUtc)
+      const now = DateTime.now
+      const roundAt = makeRoundClock(settings.timeZone)
 
       const view = Effect.fn("SpinAndWinService.view")(function* (userId: UserId) {
         const at = yield* now
-        const round = roundOf(at, settings.timeZone)
-        const wheel = yield* activeWheel
+        const { round, expiresIn } = roundAt(at)
+        const wheel = yield* activeWheel(at)
         const seed = yield* seedOf(round)
         return new WheelView({
           coinBalance: yield* coinBalance(userId),
-          expiresIn: expiresIn(at, settings.timeZone),
+          expiresIn,
           segments: wheel.publicSegments,
           round,
           commitment: seed.commitment
@@ -127,14 +164,14 @@ export class SpinAndWinService extends Context.Service<
           const wheel = yield* wheels.byVersion(stored.wheelVersion)
           if (Option.isNone(wheel)) return yield* Effect.die(new Error(`wheel version ${stored.wheelVersion} is gone`))
           // A recorded spin's round always has its seed; creating one now would commit to nothing.
-          const seed = yield* seeds.getOrCreate(
+          const seed = yield* storedSeed(
             stored.round,
             Effect.die(new Error(`round ${stored.round} of spin ${stored.spinId} has no seed`))
           )
           return new SpinOutcome({
             segment: toPublicSegment(yield* segmentOf(wheel.value, stored.segmentId)),
             coinBalance: yield* coinBalance(stored.userId),
-            expiresIn: expiresIn(yield* now, settings.timeZone),
+            expiresIn: roundAt(yield* now).expiresIn,
             spinId: stored.spinId,
             round: stored.round,
             nonce: stored.nonce,
@@ -167,8 +204,8 @@ export class SpinAndWinService extends Context.Service<
       const spinOnce = (userId: UserId, idempotencyKey: IdempotencyKey | undefined) =>
         Effect.gen(function* () {
           const at = yield* now
-          const round = roundOf(at, settings.timeZone)
-          const wheel = yield* activeWheel
+          const { round, expiresIn } = roundAt(at)
+          const wheel = yield* activeWheel(at)
           const seed = yield* seedOf(round)
           // One spin per round: the nonce is fixed, so the outcome was settled by the commitment.
           const nonce = 0
@@ -193,7 +230,7 @@ export class SpinAndWinService extends Context.Service<
           return new SpinOutcome({
             segment: toPublicSegment(segment),
             coinBalance: yield* coinBalance(userId),
-            expiresIn: expiresIn(at, settings.timeZone),
+            expiresIn,
             spinId: spin.spinId,
             round,
             nonce,
@@ -223,7 +260,7 @@ export class SpinAndWinService extends Context.Service<
       })
 
       const round = Effect.fn("SpinAndWinService.round")(function* (roundId: RoundId, options?: RoundAuditOptions) {
-        const current = roundOf(yield* now, settings.timeZone)
+        const current = roundAt(yield* now).round
         if (!isBefore(roundId, current)) return yield* new RoundNotFinished({ round: roundId })
         const seed = yield* seeds.revealed(roundId, current)
         if (Option.isNone(seed)) return yield* new RoundNotFound({ round: roundId })
