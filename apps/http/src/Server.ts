@@ -9,6 +9,7 @@ import * as BankingPostgres from "@payments-gaming/adapters/postgres/BankingPost
 import * as CardRepositoryPg from "@payments-gaming/adapters/postgres/CardRepository"
 import * as ChallengeRepositoryPg from "@payments-gaming/adapters/postgres/ChallengeRepository"
 import * as Database from "@payments-gaming/adapters/postgres/Database"
+import * as DatabaseHealth from "@payments-gaming/adapters/postgres/DatabaseHealth"
 import * as PushDeliveryRepository from "@payments-gaming/adapters/postgres/PushDeliveryRepository"
 import * as PushGatewaysLive from "@payments-gaming/adapters/push/PushGatewaysLive"
 import * as WebhookSignature from "@payments-gaming/adapters/signature/WebhookSignature"
@@ -95,6 +96,7 @@ export const Adapters = Layer.mergeAll(
   InternalKeyAdapter.layerConfig,
   ResponseTime.layerConfig,
   RateLimit.layerConfig,
+  DatabaseHealth.layer,
   PushLive,
   TriviaLive,
   BankingLive,
