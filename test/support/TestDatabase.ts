@@ -12,11 +12,20 @@ let counter = 0
 export const freshDatabaseUrl = Effect.gen(function* () {
   const adminUrl = inject("databaseAdminUrl")
   const name = `pg_test_${inject("runId")}_${process.pid}_${counter++}`
-  const admin = yield* PgClient.make({ url: Redacted.make(adminUrl), maxConnections: 1 }).pipe(
-    Effect.provide(Reactivity.layer)
+  // A short-lived admin client per statement. A pooled client kept for the whole scope loses its
+  // idle connection after a minute, and a pool whose scope is already closing cannot open another:
+  // the DROP in the finalizer then waited forever (the long fuzz profile hung on it).
+  const withAdmin = <A, E>(use: (admin: PgClient.PgClient) => Effect.Effect<A, E>) =>
+    Effect.scoped(Effect.flatMap(PgClient.make({ url: Redacted.make(adminUrl), maxConnections: 1 }), use)).pipe(
+      Effect.provide(Reactivity.layer)
+    )
+  yield* withAdmin((admin) => admin`CREATE DATABASE ${admin(name)}`)
+  yield* Effect.addFinalizer(() =>
+    withAdmin((admin) => admin`DROP DATABASE IF EXISTS ${admin(name)} WITH (FORCE)`).pipe(
+      Effect.timeout("30 seconds"),
+      Effect.ignore
+    )
   )
-  yield* admin`CREATE DATABASE ${admin(name)}`
-  yield* Effect.addFinalizer(() => admin`DROP DATABASE IF EXISTS ${admin(name)} WITH (FORCE)`.pipe(Effect.ignore))
   const url = new URL(adminUrl)
   url.pathname = `/${name}`
   return url.toString()
