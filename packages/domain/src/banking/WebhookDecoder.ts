@@ -1,42 +1,7 @@
 import { Result, Schema, SchemaIssue } from "effect"
-import { JsonNumber } from "../money/index.ts"
 import type { EventKind, WebhookIssue } from "./Model.ts"
+import { parseJsonExact } from "./parseJsonExact.ts"
 import { CreditPayload, IgnoredPayload, TransferPayload, WebhookFlags } from "./WebhookPayload.ts"
-
-// Every JavaScript runtime has TextDecoder; declared here because the domain compiles without DOM
-// or Node typings.
-declare const TextDecoder: new (
-  label: string,
-  options: { readonly fatal: boolean }
-) => { decode(input: Uint8Array): string }
-
-const utf8 = new TextDecoder("utf-8", { fatal: true })
-
-/**
- * `JSON.parse` that never rounds a number: each JSON number arrives as a `JsonNumber` carrying its
- * source text (the reviver's `context.source`, Node 21+), which `DecimalAmount` reads exactly, so
- * `12345678901234567890.12` stays what the provider sent.
- */
-export const parseJsonExact = (bytes: Uint8Array): Result.Result<unknown, string> => {
-  let text: string
-  try {
-    text = utf8.decode(bytes)
-  } catch {
-    return Result.fail("the body is not valid UTF-8")
-  }
-  try {
-    let nul = false
-    const parsed: unknown = JSON.parse(text, (_key: string, value: unknown, context?: { readonly source?: string }) => {
-      if (typeof value === "string" && value.includes("\u0000")) nul = true
-      return typeof value === "number" && context?.source !== undefined ? new JsonNumber(context.source) : value
-    })
-    // No text column can hold NUL (PostgreSQL refuses it), and no honest field carries one.
-    return nul ? Result.fail("strings must not contain NUL characters") : Result.succeed(parsed)
-  } catch {
-    // The parser's own message (positions, stack depth) says nothing useful to the provider.
-    return Result.fail("invalid JSON")
-  }
-}
 
 export type DecodedWebhook =
   | {
@@ -85,18 +50,25 @@ export const classify = (flags: typeof WebhookFlags.Type): Result.Result<EventKi
   ])
 }
 
-const decodeWith = <S extends Schema.Decoder<unknown>>(schema: S, input: unknown) =>
-  Result.mapError(Schema.decodeUnknownResult(schema)(input, { errors: "all" }), (error) => toIssues(error.issue))
+/** A decoder built once (this runs for every delivery), reporting every issue rather than the first. */
+const decoderOf = <S extends Schema.Decoder<unknown>>(schema: S) => {
+  const decode = Schema.decodeUnknownResult(schema)
+  return (input: unknown) => Result.mapError(decode(input, { errors: "all" }), (error) => toIssues(error.issue))
+}
+const decodeFlags = decoderOf(WebhookFlags)
+const decodeCredit = decoderOf(CreditPayload)
+const decodeTransfer = decoderOf(TransferPayload)
+const decodeIgnored = decoderOf(IgnoredPayload)
 
 /** Decodes a parsed body: the flags first, to know which shape to demand, then that shape. */
 export const decodeWebhook = (input: unknown): Result.Result<DecodedWebhook, ReadonlyArray<WebhookIssue>> => {
-  const flags = decodeWith(WebhookFlags, input)
+  const flags = decodeFlags(input)
   if (Result.isFailure(flags)) return Result.fail(flags.failure)
   const kind = classify(flags.success)
   if (Result.isFailure(kind)) return Result.fail(kind.failure)
   switch (kind.success) {
     case "virtualaccount.credit":
-      return Result.map(decodeWith(CreditPayload, input), (payload) => ({
+      return Result.map(decodeCredit(input), (payload) => ({
         kind: "virtualaccount.credit" as const,
         reference: payload.data.reference,
         dedupKey: dedupKey("virtualaccount.credit", payload.data.reference),
@@ -105,7 +77,7 @@ export const decodeWebhook = (input: unknown): Result.Result<DecodedWebhook, Rea
     case "transfer.success":
     case "transfer.failed": {
       const transferKind = kind.success
-      return Result.map(decodeWith(TransferPayload, input), (payload) => ({
+      return Result.map(decodeTransfer(input), (payload) => ({
         kind: transferKind,
         reference: payload.data.reference,
         dedupKey: dedupKey(transferKind, payload.data.reference),
@@ -113,7 +85,7 @@ export const decodeWebhook = (input: unknown): Result.Result<DecodedWebhook, Rea
       }))
     }
     case "ignored":
-      return Result.map(decodeWith(IgnoredPayload, input), (payload) => ({
+      return Result.map(decodeIgnored(input), (payload) => ({
         kind: "ignored" as const,
         reference: payload.data.reference,
         dedupKey: dedupKey("ignored", payload.data.reference),

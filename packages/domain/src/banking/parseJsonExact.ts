@@ -1,0 +1,116 @@
+import { Result } from "effect"
+import { JsonNumber } from "../money/index.ts"
+
+// Every JavaScript runtime has TextDecoder; declared here because the domain compiles without DOM
+// or Node typings.
+declare const TextDecoder: new (
+  label: string,
+  options: { readonly fatal: boolean }
+) => { decode(input: Uint8Array): string }
+
+const utf8 = new TextDecoder("utf-8", { fatal: true })
+
+// A double holds every decimal of at most 15 significant digits exactly enough that its shortest
+// text (`String(n)`) has the same value (IEEE 754's DBL_DIG is 15). Counting every digit, leading
+// zeros included, errs on the safe side.
+const DOUBLE_SAFE_DIGITS = 15
+
+/**
+ * True when every number token of `text` (outside strings) is plain decimal, no exponent, of at
+ * most 15 digits: then `JSON.parse`'s doubles lose nothing. Invalid JSON may give either answer;
+ * the parse that follows refuses it whatever the path.
+ */
+const numbersFitDoubles = (text: string): boolean => {
+  const length = text.length
+  for (let at = 0; at < length; at++) {
+    const code = text.charCodeAt(at)
+    if (code === 0x22 /* " */) {
+      // Skip the string, escapes included.
+      for (at++; at < length; at++) {
+        const inner = text.charCodeAt(at)
+        if (inner === 0x5c /* \ */) at++
+        else if (inner === 0x22) break
+      }
+    } else if (code === 0x2d /* - */ || (code >= 0x30 && code <= 0x39)) {
+      let digits = 0
+      for (; at < length; at++) {
+        const inner = text.charCodeAt(at)
+        if (inner >= 0x30 && inner <= 0x39) digits++
+        else if (inner === 0x65 /* e */ || inner === 0x45 /* E */) return false
+        else if (inner !== 0x2e /* . */ && inner !== 0x2d) break
+      }
+      if (digits > DOUBLE_SAFE_DIGITS) return false
+      at--
+    }
+  }
+  return true
+}
+
+/**
+ * Replaces each number of a `JSON.parse` result by a `JsonNumber` of its shortest text, in place
+ * and without recursion (a 256 KiB body can nest 100,000 deep). False when a number would print
+ * with an exponent (below 1e-6), which `numbersFitDoubles` cannot rule out: the caller then
+ * takes the exact path.
+ */
+const numbersToJsonNumbers = (root: unknown): boolean => {
+  const pending: Array<Record<string, unknown> | Array<unknown>> = []
+  if (typeof root === "object" && root !== null) pending.push(root as Record<string, unknown>)
+  for (let container = pending.pop(); container !== undefined; container = pending.pop()) {
+    for (const key of Object.keys(container)) {
+      const value = (container as Record<string, unknown>)[key]
+      if (typeof value === "number") {
+        const text = String(value)
+        if (text.includes("e")) return false
+        ;(container as Record<string, unknown>)[key] = new JsonNumber(text)
+      } else if (typeof value === "object" && value !== null) {
+        pending.push(value as Record<string, unknown>)
+      }
+    }
+  }
+  return true
+}
+
+/**
+ * The exact path: the reviver hands each number's source text (`context.source`, Node 21+) and
+ * sees every string value, so a NUL is found wherever the escapes put it.
+ */
+const parseWithSources = (text: string): Result.Result<unknown, string> => {
+  let nul = false
+  const parsed: unknown = JSON.parse(text, (_key: string, value: unknown, context?: { readonly source?: string }) => {
+    if (typeof value === "string" && value.includes("\u0000")) nul = true
+    return typeof value === "number" && context?.source !== undefined ? new JsonNumber(context.source) : value
+  })
+  // No text column can hold NUL (PostgreSQL refuses it), and no honest field carries one.
+  return nul ? Result.fail("strings must not contain NUL characters") : Result.succeed(parsed)
+}
+
+/**
+ * `JSON.parse` that never rounds a number: each JSON number arrives as a `JsonNumber` whose text
+ * has exactly the value written, which `DecimalAmount` reads as a decimal, so
+ * `12345678901234567890.12` stays what the provider sent.
+ *
+ * Two paths, one result. A reviver costs about four times the parse itself, so a body whose
+ * numbers all fit a double (every real provider payload) is parsed plainly and its numbers written
+ * back as text; only a body with a long or exponent number pays for the reviver. The fast path may
+ * shorten the text ("4950.50" becomes "4950.5"), never the value.
+ */
+export const parseJsonExact = (bytes: Uint8Array): Result.Result<unknown, string> => {
+  let text: string
+  try {
+    text = utf8.decode(bytes)
+  } catch {
+    return Result.fail("the body is not valid UTF-8")
+  }
+  try {
+    // Valid JSON can only spell NUL as an escape: a body without one cannot hold it, and takes the
+    // fast path when its numbers allow.
+    if (!text.includes("\\u0000") && numbersFitDoubles(text)) {
+      const parsed: unknown = JSON.parse(text)
+      if (numbersToJsonNumbers(parsed)) return Result.succeed(parsed)
+    }
+    return parseWithSources(text)
+  } catch {
+    // The parser's own message (positions, stack depth) says nothing useful to the provider.
+    return Result.fail("invalid JSON")
+  }
+}
