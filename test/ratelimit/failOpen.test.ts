@@ -1,9 +1,10 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Duration, Effect, Fiber } from "effect"
+import { Duration, Effect, Fiber, Layer } from "effect"
 import { HttpServerResponse } from "effect/http"
 import { RateLimiter } from "effect/persistence"
 import { TestClock } from "effect/testing"
 import { make } from "../../apps/http/src/middleware/RateLimit.ts"
+import { STORE_TIMEOUT, withTimeout } from "../../packages/adapters/src/ratelimit/RateLimitStore.ts"
 
 const settings = { perIp: 10, perUser: 10, window: Duration.seconds(10), trustedProxies: [] }
 const served = Effect.succeed(HttpServerResponse.text("served"))
@@ -31,14 +32,37 @@ describe("rate limiting when the store fails", () => {
     })
   )
 
-  it.effect("a store that does not answer holds the request half a second, then lets it through", () =>
+  it.effect("a remote store that does not answer holds the request half a second, then lets it through", () =>
     Effect.gen(function* () {
-      const limit = yield* limiterOver(() => Effect.never)
+      // The Redis layer wraps its store in withTimeout; here the store never answers at all.
+      const silent = RateLimiter.RateLimiterStore.of({
+        fixedWindow: () => Effect.never,
+        tokenBucket: () => Effect.never,
+        adaptiveConsume: () => Effect.die("unused"),
+        adaptiveFeedback: () => Effect.die("unused")
+      } as unknown as RateLimiter.RateLimiterStore["Service"])
+      const limit = yield* make(settings).pipe(
+        Effect.provide(
+          RateLimiter.layer.pipe(Layer.provide(Layer.succeed(RateLimiter.RateLimiterStore, withTimeout(silent))))
+        )
+      )
       const fiber = yield* Effect.forkChild(limit.perUser("alice", served))
       yield* TestClock.adjust("499 millis")
       assert.isUndefined(fiber.pollUnsafe())
       yield* TestClock.adjust("1 millis")
       assert.strictEqual((yield* Fiber.join(fiber)).status, 200)
+    })
+  )
+
+  it.effect("the timeout is the store's own error, so the limiter's failure path handles it", () =>
+    Effect.gen(function* () {
+      const silent = { fixedWindow: () => Effect.never } as unknown as RateLimiter.RateLimiterStore["Service"]
+      const fiber = yield* Effect.forkChild(
+        Effect.flip(withTimeout(silent).fixedWindow({ key: "k", tokens: 1, refillRate: Duration.seconds(1), limit: 1 }))
+      )
+      yield* TestClock.adjust(STORE_TIMEOUT)
+      const error = yield* Fiber.join(fiber)
+      assert.strictEqual(error.reason._tag, "RateLimitStoreError")
     })
   )
 

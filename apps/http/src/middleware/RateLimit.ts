@@ -42,6 +42,9 @@ export class RateLimit extends Context.Service<
 const OPERATIONAL = new Set(["/healthz", "/readyz", "/metrics", "/openapi.json", "/docs"])
 
 const isOperational = (url: string) => {
+  // Decoding and folding can change neither these four characters nor what follows them into an
+  // operational path, so the API's own paths skip the work.
+  if (url.startsWith("/v1/")) return false
   const raw = url.split("?")[0] ?? ""
   let path = raw
   try {
@@ -59,15 +62,27 @@ const isOperational = (url: string) => {
  */
 export const addressKey = (address: Option.Option<string>): string => {
   if (Option.isNone(address)) return "ip:unknown"
-  const parsed = NetAddress.ipFromString(address.value)
-  if (Result.isFailure(parsed)) return `ip:${address.value}`
+  const known = addressKeys.get(address.value)
+  if (known !== undefined) return known
+  // Bounded: a flood of distinct addresses only costs the parse again, never memory.
+  if (addressKeys.size >= ADDRESS_KEYS_KEPT) addressKeys.clear()
+  const key = parseAddressKey(address.value)
+  addressKeys.set(address.value, key)
+  return key
+}
+
+// Clients come back: the bucket of an address is parsed once, not on every request.
+const ADDRESS_KEYS_KEPT = 10_000
+const addressKeys = new Map<string, string>()
+
+const parseAddressKey = (address: string): string => {
+  const parsed = NetAddress.ipFromString(address)
+  if (Result.isFailure(parsed)) return `ip:${address}`
   const canonical = NetAddress.toCanonical(parsed.success)
   if (NetAddress.isIpv4Address(canonical)) return `ip:${NetAddress.formatIp(canonical)}`
   return `ip:${IpNetwork.format(IpNetwork.fromAddressUnsafe(canonical, 64))}`
 }
 
-// Past this the store is considered down: a limiter must not become the outage.
-const STORE_TIMEOUT = Duration.millis(500)
 const WARNING_INTERVAL_MS = 10_000
 
 const tooMany = (message: string, retryAfter: Duration.Duration): Response => {
@@ -94,8 +109,9 @@ export const make = (settings: RateLimitSettings) =>
 
     /** Some(delay) when `key` is over `limit` in the current window, None when the request may go on. */
     const overLimit = (key: string, limit: number) =>
+      // A remote store bounds its own calls (RateLimitStore.withTimeout); a failure of any kind,
+      // that timeout included, lets the request through.
       limiter.consume({ key, limit, window: settings.window, algorithm: "fixed-window", onExceeded: "fail" }).pipe(
-        Effect.timeout(STORE_TIMEOUT),
         Effect.as(Option.none<Duration.Duration>()),
         Effect.catch((error) =>
           error._tag === "RateLimiterError" && error.reason._tag === "RateLimitExceeded"

@@ -1,5 +1,5 @@
 import * as NodeRedis from "@effect/platform-node/NodeRedis"
-import { Config, ConfigProvider, Effect, Layer, Option, Redacted } from "effect"
+import { Config, ConfigProvider, Duration, Effect, Layer, Option, Redacted } from "effect"
 import { RateLimiter, type Redis } from "effect/persistence"
 import * as SweepingMemoryStore from "./SweepingMemoryStore.ts"
 
@@ -10,18 +10,55 @@ export const layerMemory: Layer.Layer<RateLimiter.RateLimiter> = RateLimiter.lay
   Layer.provide(SweepingMemoryStore.layer)
 )
 
+/** Past this a remote store is considered down: a limiter must not become the outage. */
+export const STORE_TIMEOUT = Duration.millis(500)
+
+const storeTimedOut = (operation: string) =>
+  new RateLimiter.RateLimiterError({
+    reason: new RateLimiter.RateLimitStoreError({
+      message: `the rate limit store did not answer ${operation} within ${Duration.format(STORE_TIMEOUT)}`
+    })
+  })
+
+/**
+ * `store` with every call bounded by `timeout`: a store that does not answer fails with a
+ * `RateLimitStoreError`, which the HTTP limiter treats like any store failure (the request goes on).
+ * Only a remote store needs it; the in-memory one answers synchronously, and a timer per request
+ * would be pure cost.
+ */
+export const withTimeout = (
+  store: RateLimiter.RateLimiterStore["Service"],
+  timeout: Duration.Duration = STORE_TIMEOUT
+): RateLimiter.RateLimiterStore["Service"] => {
+  const bounded =
+    (operation: string) =>
+    <A>(effect: Effect.Effect<A, RateLimiter.RateLimiterError>) =>
+      Effect.timeoutOrElse(effect, { duration: timeout, orElse: () => Effect.fail(storeTimedOut(operation)) })
+  return RateLimiter.RateLimiterStore.of({
+    ...store,
+    fixedWindow: (options) => bounded("fixedWindow")(store.fixedWindow(options)),
+    tokenBucket: (options) => bounded("tokenBucket")(store.tokenBucket(options))
+  })
+}
+
 /**
  * Counters in Redis, shared by every instance pointed at it. Keys carry a TTL, so nothing outlives
  * its window. Start-up fails when Redis does not answer; afterwards the offline queue is off, so a
- * command during an outage fails at once instead of waiting for a reconnect (the HTTP limiter then
- * lets the request through rather than stalling every caller).
+ * command during an outage fails at once instead of waiting for a reconnect, and a command Redis
+ * does not answer fails after `STORE_TIMEOUT` (the HTTP limiter then lets the request through
+ * rather than stalling every caller).
  */
 export const layerRedis = (
   url: Redacted.Redacted<string>,
   prefix: string = DEFAULT_REDIS_PREFIX
 ): Layer.Layer<RateLimiter.RateLimiter, Redis.RedisError> =>
   RateLimiter.layer.pipe(
-    Layer.provide(RateLimiter.layerStoreRedis({ prefix })),
+    Layer.provide(
+      Layer.effect(
+        RateLimiter.RateLimiterStore,
+        Effect.map(RateLimiter.makeStoreRedis({ prefix }), (store) => withTimeout(store))
+      )
+    ),
     Layer.provide(NodeRedis.layer({ url: Redacted.value(url), disableOfflineQueue: true }))
   )
 

@@ -1,4 +1,4 @@
-import { createHmac, timingSafeEqual } from "node:crypto"
+import { createHmac, createSecretKey, type KeyObject, timingSafeEqual } from "node:crypto"
 import { InvalidSignature, WebhookVerifier } from "@payments-gaming/domain/banking"
 import { Config, ConfigProvider, Effect, Layer, Redacted } from "effect"
 
@@ -11,13 +11,20 @@ export const sign = (secret: string | Redacted.Redacted<string>, bytes: Uint8Arr
 const hexDigest = /^[0-9a-fA-F]{64}$/
 
 /**
- * True when `signature` is the HMAC of `rawBody` under any of `secrets`. Hex of either case; any
- * other shape (missing, truncated, not hex, surrounding junk) is simply false. Each candidate is
- * compared with `timingSafeEqual` on two 32-byte buffers, and every secret is tried, so timing
- * reveals neither how much of a guess was right nor which secret matched.
+ * The secrets as HMAC keys, imported once: `createHmac` given a string re-encodes it on every call.
+ * A KeyObject keeps the secret out of logs and inspection as `Redacted` does.
+ */
+export const hmacKeys = (secrets: ReadonlyArray<Redacted.Redacted<string>>): ReadonlyArray<KeyObject> =>
+  secrets.map((secret) => createSecretKey(Buffer.from(Redacted.value(secret), "utf8")))
+
+/**
+ * True when `signature` is the HMAC of `rawBody` under any of `keys`. Hex of either case; any other
+ * shape (missing, truncated, not hex, surrounding junk) is simply false. Each candidate is compared
+ * with `timingSafeEqual` on two 32-byte buffers, and every key is tried, so timing reveals neither
+ * how much of a guess was right nor which secret matched.
  */
 export const verifySignature = (
-  secrets: ReadonlyArray<Redacted.Redacted<string>>,
+  keys: ReadonlyArray<KeyObject>,
   rawBody: Uint8Array,
   signature: string | undefined
 ): boolean => {
@@ -26,8 +33,8 @@ export const verifySignature = (
   if (!hexDigest.test(candidate)) return false
   const given = Buffer.from(candidate, "hex")
   let matched = false
-  for (const secret of secrets) {
-    const expected = createHmac("sha256", Redacted.value(secret)).update(rawBody).digest()
+  for (const key of keys) {
+    const expected = createHmac("sha256", key).update(rawBody).digest()
     if (timingSafeEqual(expected, given)) matched = true
   }
   return matched
@@ -35,16 +42,16 @@ export const verifySignature = (
 
 /** A verifier accepting any of `secrets`: the current one and, during rotation, the previous ones. */
 export const layer = (secrets: ReadonlyArray<Redacted.Redacted<string>>) =>
-  Layer.succeed(
-    WebhookVerifier,
-    WebhookVerifier.of({
+  Layer.sync(WebhookVerifier, () => {
+    const keys = hmacKeys(secrets)
+    return WebhookVerifier.of({
       verify: Effect.fnUntraced(function* (rawBody: Uint8Array, signature: string | undefined) {
-        if (!verifySignature(secrets, rawBody, signature)) {
+        if (!verifySignature(keys, rawBody, signature)) {
           return yield* new InvalidSignature({ message: "Invalid signature" })
         }
       })
     })
-  )
+  })
 
 /** Splits `WEBHOOK_SECRETS` ("new,old") into separate secrets, never exposing them outside `Redacted`. */
 export const parseSecrets = (value: Redacted.Redacted<string>): ReadonlyArray<Redacted.Redacted<string>> =>
