@@ -10,32 +10,42 @@ export interface Answer {
 }
 
 /**
- * One GET on a fresh connection (no keep-alive pool), so a request never rides on a socket the
+ * One request on a fresh connection (no keep-alive pool), so a request never rides on a socket the
  * server is closing and a refused connection shows as a refusal.
  */
-export const get = (port: number, path: string) =>
+export const send = (
+  port: number,
+  path: string,
+  options: { readonly method?: string; readonly headers?: Record<string, string>; readonly body?: string } = {}
+) =>
   Effect.callback<Answer, Error>((resume) => {
-    const outgoing = request({ host: "127.0.0.1", port, path, method: "GET", agent: false }, (response) => {
-      let text = ""
-      response.setEncoding("utf8")
-      response.on("data", (chunk: string) => {
-        text += chunk
-      })
-      response.on("end", () => {
-        let json: unknown
-        try {
-          json = JSON.parse(text)
-        } catch {
-          json = undefined
-        }
-        resume(Effect.succeed({ status: response.statusCode ?? 0, text, json }))
-      })
-      response.on("error", (error) => resume(Effect.fail(error)))
-    })
+    const outgoing = request(
+      { host: "127.0.0.1", port, path, method: options.method ?? "GET", headers: options.headers, agent: false },
+      (response) => {
+        let text = ""
+        response.setEncoding("utf8")
+        response.on("data", (chunk: string) => {
+          text += chunk
+        })
+        response.on("end", () => {
+          let json: unknown
+          try {
+            json = JSON.parse(text)
+          } catch {
+            json = undefined
+          }
+          resume(Effect.succeed({ status: response.statusCode ?? 0, text, json }))
+        })
+        response.on("error", (error) => resume(Effect.fail(error)))
+      }
+    )
     outgoing.on("error", (error) => resume(Effect.fail(error)))
-    outgoing.end()
+    outgoing.end(options.body)
     return Effect.sync(() => outgoing.destroy())
   })
+
+/** One GET on a fresh connection. */
+export const get = (port: number, path: string) => send(port, path)
 
 /** The error code of a TCP connection attempt (`ECONNREFUSED`), or "connected". */
 export const tryConnect = (port: number) =>

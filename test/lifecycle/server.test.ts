@@ -1,14 +1,15 @@
+import { createHmac } from "node:crypto"
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import { PgClient } from "@effect/sql-pg"
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Fiber, Redacted } from "effect"
+import { Duration, Effect, Fiber, Redacted } from "effect"
 import * as Reactivity from "effect/reactivity/Reactivity"
 import { inject } from "vitest"
 import { SERVER, spawnNode, tempDir } from "../support/NodeProcess.ts"
 import { freshDatabaseUrl } from "../support/TestDatabase.ts"
 import { delayProxy } from "./DelayProxy.ts"
-import { freePort, get, pollUntil, tryConnect } from "./Http.ts"
+import { freePort, get, pollUntil, send, tryConnect } from "./Http.ts"
 
 const ENVELOPE_KEYS = ["timestamp", "status", "success", "message", "data"]
 const LISTENING = /Listening on http:\/\/127\.0\.0\.1:(\d+)/
@@ -18,6 +19,9 @@ const SECRETS = {
   WEBHOOK_SECRETS: "lifecycle-test-webhook-secret",
   CARD_FINGERPRINT_KEY: "lifecycle-test-card-fingerprint-key-000000"
 }
+
+/** The provider's signature of `body` under the test's webhook secret. */
+const sign = (body: string) => createHmac("sha256", SECRETS.WEBHOOK_SECRETS).update(body).digest("hex")
 
 /** A stop asked for by SIGTERM is a clean exit (apps/http/src/main.ts maps the interruption to 0). */
 const SIGTERM_EXIT_CODE = 0
@@ -147,7 +151,7 @@ describe("server lifecycle", () => {
   )
 
   it.live(
-    "/readyz answers 503 within its bound while the database hangs, and recovers",
+    "/readyz answers 503 within its bound while the database hangs, a request gets its 503 at the deadline, and it recovers",
     () =>
       Effect.gen(function* () {
         const { url } = yield* freshDatabase
@@ -156,6 +160,7 @@ describe("server lifecycle", () => {
         database.port = String(proxy.port)
         const dataDir = yield* tempDir("server-hang-")
         const { port } = yield* startServer({
+          ...SECRETS,
           PORT: String(yield* freePort),
           DATABASE_URL: database.toString(),
           DATA_DIR: dataDir
@@ -164,6 +169,18 @@ describe("server lifecycle", () => {
 
         // A database that hangs far longer than any probe timeout: the answer must not wait for it.
         proxy.setDelay(30_000)
+        // An ordinary request (a signed webhook, which writes) is cut by the 15 s request deadline
+        // with a 503 in the route's envelope, rather than waiting for the database.
+        const body = JSON.stringify({ event: "ping", type: "ping", data: { reference: "HUNG-1" } })
+        const webhook = yield* Effect.forkChild(
+          Effect.timed(
+            send(port, "/v1/webhook/core-banking/provider", {
+              method: "POST",
+              headers: { "content-type": "application/json", "x-provider-signature": sign(body) },
+              body
+            })
+          )
+        )
         const started = Date.now()
         const hung = yield* get(port, "/readyz")
         const elapsed = Date.now() - started
@@ -173,10 +190,17 @@ describe("server lifecycle", () => {
         // cancel and drain it (up to 5 s more), so the answer takes about 7 s (see the report).
         assert.isBelow(elapsed, 10_000, "the probe is bounded, it does not wait for the database")
 
+        const [took, cut] = yield* Fiber.join(webhook)
+        assert.strictEqual(cut.status, 503, cut.text)
+        assert.strictEqual(cut.json.status, 503)
+        assert.isNull(cut.json.data)
+        assert.isAtLeast(Duration.toMillis(took), 14_000, "cut by the deadline, not by the database")
+        assert.isBelow(Duration.toMillis(took), 25_000, "the deadline bounds the request")
+
         proxy.setDelay(0)
         yield* pollUntil(port, "/readyz", (answer) => answer.status === 200, 20_000)
       }),
-    60_000
+    90_000
   )
 
   it.live(

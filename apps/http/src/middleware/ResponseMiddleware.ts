@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto"
-import { Cause, Clock, Effect, Metric, type Types } from "effect"
+import { Cause, Clock, Effect, Fiber, Metric, type Types } from "effect"
 import { Headers, HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { ResponseTime } from "../ResponseTime.ts"
 import { guardBody } from "./BodyGuard.ts"
@@ -12,6 +12,29 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/
  * its request is cut earlier, with a 408, by the server's own 10 s limit (NodeServer.ts).
  */
 export const REQUEST_DEADLINE = "15 seconds"
+
+const unavailable = () => HttpServerResponse.jsonUnsafe({ message: "Service unavailable" }, { status: 503 })
+
+/**
+ * `handle`, answered with a 503 once it has run `REQUEST_DEADLINE` (a database that stopped
+ * answering without closing its connections, say), instead of holding its client indefinitely.
+ * The work runs in a child fiber that the deadline interrupts without waiting for: undoing it (the
+ * rollback of its transaction) may itself wait on the hung database, and the answer must not. A
+ * client that goes away still interrupts the work, its child.
+ */
+const withDeadline = <E, R>(handle: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
+  Effect.flatMap(Effect.forkChild(handle), (work) =>
+    Fiber.join(work).pipe(
+      Effect.timeoutOrElse({
+        duration: REQUEST_DEADLINE,
+        orElse: () =>
+          Effect.sync(() => {
+            work.interruptUnsafe()
+            return unavailable()
+          })
+      })
+    )
+  )
 
 const requests = Metric.counter("http_requests_total", { description: "HTTP requests by method, route and status" })
 const duration = Metric.histogram("http_request_duration_seconds", {
@@ -137,15 +160,7 @@ export const layer = (routeLabel: (method: string, url: string) => string) =>
           const started = yield* Clock.currentTimeNanos
           const url = request.url
           // Per address, before the body is read; its 429 is enveloped below like any other answer.
-          const response = yield* rateLimit.perIp(guardBody(app)).pipe(
-            // A request still unanswered after the deadline (a database that stopped answering
-            // without closing its connections, say) is cut with a 503 instead of holding its client
-            // and a pool connection indefinitely. Interrupting rolls its transaction back.
-            Effect.timeoutOrElse({
-              duration: REQUEST_DEADLINE,
-              orElse: () =>
-                Effect.succeed(HttpServerResponse.jsonUnsafe({ message: "Service unavailable" }, { status: 503 }))
-            }),
+          const response = yield* withDeadline(rateLimit.perIp(guardBody(app))).pipe(
             Effect.catchCause((cause) =>
               HttpServerError.causeResponse(cause).pipe(
                 Effect.tap(([response, cause]) =>
