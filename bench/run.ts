@@ -146,6 +146,10 @@ const profileOf = (pid: number) => {
   return files[0]
 }
 
+/** The scenarios of `all` that `--scenario` kept (every one by default), in their usual order. */
+const selected = <S extends Scenario>(all: ReadonlyArray<S>) =>
+  all.filter((scenario) => options.scenarios.includes(scenario.id))
+
 // --- the run -----------------------------------------------------------------------------------
 
 interface ColdStart {
@@ -166,11 +170,11 @@ const runMatrix = async (
   const targets = [service, plain, ceiling]
   const rssAtReady = { plain: memoryMb(plain.pid, "VmRSS") ?? 0, static: memoryMb(ceiling.pid, "VmRSS") ?? 0 }
   for (const accountNumber of accountNumbers) await linkVirtualAccount(service, accountNumber)
-  for (const scenario of scenarios.all) for (const target of targets) await probe(scenario, target)
+  for (const scenario of selected(scenarios.all)) for (const target of targets) await probe(scenario, target)
   log("every scenario answers 2xx on every target\n")
 
   const rows: Array<Row> = []
-  for (const scenario of scenarios.all) {
+  for (const scenario of selected(scenarios.all)) {
     log(scenario.title)
     for (const target of targets) await warmUp(scenario, target)
     for (const connections of options.connections) {
@@ -208,7 +212,7 @@ const runProfile = async (databaseUrl: string, scenarios: ReturnType<typeof make
     requests: number
     cpuMsPerRequest: number
   }> = []
-  for (const scenario of [scenarios.webhook, scenarios.spin, scenarios.wheelView]) {
+  for (const scenario of selected([scenarios.webhook, scenarios.spin, scenarios.wheelView])) {
     for (const target of [service, plain]) {
       await warmUp(scenario, target)
       const row = await measure(scenario, target, 64, options.durationSeconds)
@@ -262,7 +266,7 @@ const runEmbedded = async (scenarios: ReturnType<typeof makeScenarios>, accountN
   const rssAtReady = memoryMb(embedded.pid, "VmRSS") ?? 0
   for (const accountNumber of accountNumbers) await linkVirtualAccount(embedded, accountNumber)
   const rows: Array<Row> = []
-  for (const scenario of [scenarios.wheelView, scenarios.webhook]) {
+  for (const scenario of selected([scenarios.wheelView, scenarios.webhook])) {
     await warmUp(scenario, embedded)
     const row = await measure(scenario, embedded, 16, options.durationSeconds)
     rows.push(row)
