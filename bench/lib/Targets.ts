@@ -1,4 +1,6 @@
-import { type Child, freePort, spawnNode, waitReady } from "./Children.ts"
+import { readFileSync } from "node:fs"
+import { join } from "node:path"
+import { type Child, freePort, ROOT, spawnNode, waitReady } from "./Children.ts"
 import type { Target, TargetId } from "./Load.ts"
 import { SECRETS } from "./Secrets.ts"
 
@@ -14,6 +16,17 @@ const COMMON = {
   WHEEL_TIMEZONE: "Africa/Lagos",
   APP_TIMEZONE: "UTC",
   DATABASE_MAX_CONNECTIONS: "10"
+}
+
+/**
+ * The V8 flags `npm start` gives the service (package.json), so the bench measures the service as
+ * it is run: the heap settings decide much of its peak RSS.
+ */
+export const startFlags = (): ReadonlyArray<string> => {
+  const scripts = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).scripts as Record<string, string>
+  const match = /exec node (.*?) ?apps\/http\/src\/main\.ts/.exec(scripts.start ?? "")
+  if (match === null) throw new Error(`package.json's start script no longer reads "exec node … apps/http/src/main.ts"`)
+  return (match[1] ?? "").split(" ").filter((flag) => flag !== "" && !flag.startsWith("--conditions="))
 }
 
 const start = async (
@@ -58,7 +71,7 @@ export const startService = (options: {
       ...(options.databaseUrl === undefined ? {} : { DATABASE_URL: options.databaseUrl })
     },
     "/readyz",
-    options.nodeArgs,
+    [...startFlags(), ...(options.nodeArgs ?? [])],
     // The service names its pool "payments-gaming" (PostgresClient.ts); on PGlite nothing is sampled.
     options.databaseUrl === undefined ? undefined : "payments-gaming"
   )
