@@ -165,7 +165,13 @@ describe("server lifecycle", () => {
           DATABASE_URL: database.toString(),
           DATA_DIR: dataDir
         })
-        assert.strictEqual((yield* get(port, "/readyz")).status, 200)
+        // Several idle pool connections, so the requests below wait on a query, not on opening a
+        // connection (which through the hung proxy fails after the 5 s connect timeout, as a 500).
+        const warm = yield* Effect.all(
+          Array.from({ length: 6 }, () => get(port, "/readyz")),
+          { concurrency: 6 }
+        )
+        for (const answer of warm) assert.strictEqual(answer.status, 200)
 
         // A database that hangs far longer than any probe timeout: the answer must not wait for it.
         proxy.setDelay(30_000)
@@ -181,6 +187,8 @@ describe("server lifecycle", () => {
             })
           )
         )
+        // The webhook takes its connection first; the probe then gets another.
+        yield* Effect.sleep("200 millis")
         const started = Date.now()
         const hung = yield* get(port, "/readyz")
         const elapsed = Date.now() - started
