@@ -1,6 +1,6 @@
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import { request, TestServer } from "../support/TestServer.ts"
+import { request, TestServer, tokenFor } from "../support/TestServer.ts"
 
 const ENVELOPE_KEYS = ["timestamp", "status", "success", "message", "data"]
 
@@ -62,6 +62,51 @@ describe("HTTP foundation", () => {
         assert.strictEqual(response.json.openapi, "3.1.0")
         assert.property(response.json.paths, "/healthz")
         assert.property(response.json.paths, "/readyz")
+      })
+    )
+
+    it.effect("GET /openapi.json documents the answers the middleware gives, as they are really shaped", () =>
+      Effect.gen(function* () {
+        const spec = (yield* request("/openapi.json")).json
+        const schemaOf = (response: { content: { "application/json": { schema: { $ref: string } } } }) =>
+          spec.components.schemas[response.content["application/json"].schema.$ref.split("/").pop() as string]
+        /** The body has every required key of the documented schema and no key it does not list. */
+        const conforms = (body: Record<string, unknown>, schema: { properties: object; required: Array<string> }) => {
+          for (const key of schema.required) assert.property(body, key)
+          for (const key of Object.keys(body)) assert.property(schema.properties, key)
+        }
+
+        // The webhook: its signature header, and its errors in the reduced envelope.
+        const webhook = spec.paths["/v1/webhook/core-banking/provider"].post
+        assert.deepInclude(
+          webhook.parameters.map((parameter: { name: string; in: string; required: boolean }) => ({
+            name: parameter.name,
+            in: parameter.in,
+            required: parameter.required
+          })),
+          { name: "X-Provider-Signature", in: "header", required: true }
+        )
+        assert.includeMembers(Object.keys(webhook.responses), ["200", "400", "401", "413", "429", "500", "503"])
+        const unsigned = yield* request("/v1/webhook/core-banking/provider", { method: "POST", body: {} })
+        assert.strictEqual(unsigned.status, 401)
+        conforms(unsigned.json, schemaOf(webhook.responses["401"]))
+        assert.notProperty(unsigned.json, "timestamp")
+
+        // A body endpoint: 413, 415, 429, 500 and 503 documented; a real 415 in the full envelope.
+        const cards = spec.paths["/v1/user/cards"].post
+        assert.includeMembers(Object.keys(cards.responses), ["413", "415", "429", "500", "503"])
+        const token = yield* tokenFor("openapi-user")
+        const plainText = yield* request("/v1/user/cards", {
+          method: "POST",
+          token,
+          rawBody: "cardNumber=4111",
+          headers: { "content-type": "text/plain" }
+        })
+        assert.strictEqual(plainText.status, 415)
+        conforms(plainText.json, schemaOf(cards.responses["415"]))
+
+        // Operational endpoints are never rate limited, so no 429 is documented there.
+        assert.notProperty(spec.paths["/healthz"].get.responses, "429")
       })
     )
 

@@ -3,6 +3,7 @@ import { BankingAdminApi, WalletApi } from "./banking/WalletApi.ts"
 import { WebhookApi } from "./banking/WebhookApi.ts"
 import { CardsApi } from "./cards/CardsApi.ts"
 import { SchemaErrors } from "./middleware/SchemaErrors.ts"
+import { documentCommonResponses } from "./OpenApiResponses.ts"
 import { PushApi } from "./push/PushApi.ts"
 import { SystemApi } from "./system/SystemApi.ts"
 import { TriviaApi } from "./trivia/TriviaApi.ts"
@@ -26,6 +27,7 @@ export class Api extends HttpApi.make("payments-gaming")
       version: "1.0.0",
       description:
         "Push debug sending, spin-and-win, trivia challenges, payment cards and the core-banking webhook. " +
-        "Every response but the webhook's uses the envelope { timestamp, status, success, message, data }."
+        "Every response but the webhook's uses the envelope { timestamp, status, success, message, data }.",
+      transform: documentCommonResponses
     })
   ) {}

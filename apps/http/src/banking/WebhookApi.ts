@@ -3,6 +3,7 @@ import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { BadRequest, Unauthorized } from "../ApiErrors.ts"
 import { ReducedEnvelope } from "../Envelope.ts"
+import { documentWebhook } from "../OpenApiResponses.ts"
 
 export class WebhookApi extends HttpApiGroup.make("webhook")
   .add(
@@ -18,7 +19,8 @@ export class WebhookApi extends HttpApiGroup.make("webhook")
         description:
           "X-Provider-Signature: hex HMAC-SHA256 of the raw body with one of WEBHOOK_SECRETS. Idempotent on " +
           "(event kind, data.reference); every accepted event is stored with its outcome. Answers use the " +
-          "reduced envelope { status, message, data }."
+          "reduced envelope { status, message, data }.",
+        transform: documentWebhook
       })
     )
   )

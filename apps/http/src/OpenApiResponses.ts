@@ -1,0 +1,131 @@
+/**
+ * What the generated OpenAPI document cannot know from the endpoint schemas: answers the
+ * middleware gives on any route (413, 415, 429, 500, 503), the webhook's reduced error envelope,
+ * and its signature header. Applied as OpenAPI transforms (Api.ts, WebhookApi.ts), so
+ * `/openapi.json` tells an integrator every status the service can answer.
+ */
+
+// The spec is plain JSON; the transform hook types it as such.
+// biome-ignore lint/suspicious/noExplicitAny: an OpenAPI document is arbitrary JSON
+type Json = Record<string, any>
+
+const issues = {
+  anyOf: [
+    {
+      type: "array",
+      items: {
+        type: "object",
+        properties: { path: { type: "string" }, message: { type: "string" } },
+        required: ["path", "message"],
+        additionalProperties: false
+      }
+    },
+    { type: "null" }
+  ]
+}
+
+/** CONTRACT §2's error envelope, as the response middleware writes it on every route but the webhook. */
+export const ERROR_ENVELOPE = "ErrorEnvelope"
+const errorEnvelope = {
+  type: "object",
+  description:
+    "The error envelope. `timestamp` is epoch milliseconds as a string, or a local date-time under /v1/gaming/trivia/; `errors` only on a 400 from validation.",
+  properties: {
+    timestamp: { type: "string" },
+    status: { type: "integer" },
+    success: { type: "boolean", enum: [false] },
+    message: { type: "string" },
+    data: { type: "null" },
+    errors: issues
+  },
+  required: ["timestamp", "status", "success", "message", "data"],
+  additionalProperties: false
+}
+
+/** The webhook's reduced error envelope: no timestamp, no success flag. */
+export const REDUCED_ERROR_ENVELOPE = "ReducedErrorEnvelope"
+const reducedErrorEnvelope = {
+  type: "object",
+  description: "The webhook's reduced envelope; `errors` only on a 400 for a payload that does not decode.",
+  properties: { status: { type: "integer" }, message: { type: "string" }, data: { type: "null" }, errors: issues },
+  required: ["status", "message", "data"],
+  additionalProperties: false
+}
+
+const answer = (description: string, schema: string) => ({
+  description,
+  content: { "application/json": { schema: { $ref: `#/components/schemas/${schema}` } } }
+})
+
+const COMMON = {
+  413: "Payload Too Large: the body is over 256 KiB",
+  415: "Unsupported Media Type: a body that is not application/json",
+  429: "Too Many Requests: over the per-address or per-user limit; `Retry-After` gives the seconds to wait",
+  500: "Internal Server Error: an unexpected failure (logged with the request id; the message is generic)",
+  503: "Service Unavailable: no answer within the 15 s request deadline (or, on /readyz, the database is not reachable)"
+} as const
+
+const OPERATIONAL = new Set(["/healthz", "/readyz", "/metrics", "/openapi.json", "/docs"])
+const METHODS = ["get", "put", "post", "delete", "patch"] as const
+
+/** Adds the answers any route can give to every operation, and the two error envelopes to the components. */
+export const documentCommonResponses = (spec: Json): Json => {
+  const paths: Json = {}
+  for (const [path, item] of Object.entries<Json>(spec.paths ?? {})) {
+    const updated: Json = { ...item }
+    for (const method of METHODS) {
+      const operation: Json | undefined = item[method]
+      if (operation === undefined) continue
+      const webhook = path.startsWith("/v1/webhook/")
+      const envelope = webhook ? REDUCED_ERROR_ENVELOPE : ERROR_ENVELOPE
+      const statuses: Array<keyof typeof COMMON> = []
+      if (operation.requestBody !== undefined) statuses.push(413, ...(webhook ? [] : [415 as const]))
+      // Operational endpoints are not rate limited (RateLimit.ts).
+      if (!OPERATIONAL.has(path)) statuses.push(429)
+      statuses.push(500, 503)
+      const responses: Json = { ...operation.responses }
+      for (const status of statuses) responses[status] ??= answer(COMMON[status], envelope)
+      updated[method] = { ...operation, responses }
+    }
+    paths[path] = updated
+  }
+  return {
+    ...spec,
+    paths,
+    components: {
+      ...spec.components,
+      schemas: {
+        ...spec.components?.schemas,
+        [ERROR_ENVELOPE]: errorEnvelope,
+        [REDUCED_ERROR_ENVELOPE]: reducedErrorEnvelope
+      }
+    }
+  }
+}
+
+/**
+ * The webhook operation as it really answers: the signature header it requires, and its error
+ * statuses in the reduced envelope (the endpoint's error schemas describe the full one).
+ */
+export const documentWebhook = (operation: Json): Json => {
+  const responses: Json = {}
+  for (const [status, response] of Object.entries<Json>(operation.responses ?? {})) {
+    responses[status] =
+      Number(status) >= 400 ? answer(response.description ?? status, REDUCED_ERROR_ENVELOPE) : response
+  }
+  return {
+    ...operation,
+    parameters: [
+      ...(operation.parameters ?? []),
+      {
+        name: "X-Provider-Signature",
+        in: "header",
+        required: true,
+        description:
+          "Hex HMAC-SHA256 of the exact request body with one of WEBHOOK_SECRETS (either case). A missing or wrong signature is a 401, and nothing is stored.",
+        schema: { type: "string", pattern: "^[0-9a-fA-F]{64}$" }
+      }
+    ],
+    responses
+  }
+}
