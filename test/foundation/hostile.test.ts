@@ -163,5 +163,26 @@ describe("hostile input never reaches a 500", () => {
         assert.include(garbage, '"success":false')
       })
     )
+
+    it.effect("Node's parser errors take the route's envelope when the path is known", () =>
+      Effect.gen(function* () {
+        const bodyOf = (answer: string) => JSON.parse(answer.slice(answer.indexOf("\r\n\r\n") + 4))
+        // The webhook's reduced envelope, for a header block too large…
+        const webhook = yield* raw(
+          `POST /v1/WEBHOOK//core-banking/provider HTTP/1.1\r\nHost: x\r\nX-Big: ${"a".repeat(20_000)}\r\n\r\n`
+        )
+        assert.match(webhook, /^HTTP\/1.1 431/)
+        assert.deepStrictEqual(bodyOf(webhook), { status: 431, message: "Request headers too large", data: null })
+        // …trivia's local date-time (APP_TIMEZONE) for a malformed header…
+        const trivia = yield* raw("POST /v1/gaming/trivia/challenges HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n")
+        assert.match(trivia, /^HTTP\/1.1 400/)
+        const triviaBody = bodyOf(trivia)
+        assert.deepStrictEqual(Object.keys(triviaBody), ["timestamp", "status", "success", "message", "data"])
+        assert.match(triviaBody.timestamp, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}$/)
+        // …and epoch milliseconds everywhere else.
+        const cards = yield* raw("POST /v1/user/cards HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n")
+        assert.match(bodyOf(cards).timestamp, /^\d{13}$/)
+      })
+    )
   })
 })

@@ -4,6 +4,7 @@ import { ConfigProvider, Effect, Layer } from "effect"
 import { HttpServer } from "effect/http"
 import * as Jose from "jose"
 import { createServer } from "../../apps/http/src/NodeServer.ts"
+import { makeLocalFormatter } from "../../apps/http/src/ResponseTime.ts"
 import { TestDatabase } from "./TestDatabase.ts"
 
 /** Fixed secrets for the suite; a real server never sees these. */
@@ -24,7 +25,12 @@ export const TEST_ENV = {
  */
 export const TestServer = (overrides: Record<string, string> = {}) =>
   HttpApp.pipe(
-    Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })),
+    Layer.provideMerge(
+      NodeHttpServer.layer(() => createServer({ formatLocal: makeLocalFormatter(TEST_ENV.APP_TIMEZONE) }), {
+        port: 0,
+        host: "127.0.0.1"
+      })
+    ),
     Layer.provideMerge(TestDatabase),
     Layer.provide(ConfigProvider.layer(ConfigProvider.fromUnknown({ ...TEST_ENV, ...overrides })))
   )

@@ -1,8 +1,43 @@
 import { createServer as createNodeServer, type Server, STATUS_CODES } from "node:http"
+import type { Duplex } from "node:stream"
+import { styleOf } from "./EnvelopeStyle.ts"
+import { makeLocalFormatter } from "./ResponseTime.ts"
+
+export interface ServerOptions {
+  /** Local date-times of the trivia routes' envelope (`APP_TIMEZONE`); UTC when not given. */
+  readonly formatLocal?: ((epochMillis: number) => string) | undefined
+}
+
+// "METHOD /path HTTP/1.1" at the start of the bytes the parser refused.
+const REQUEST_LINE = /^[A-Z]+ (\S+) HTTP\/\d/
+
+/**
+ * The URL of the request Node's parser gave up on, when it can be known: the one being read (a body
+ * that timed out), or the request line at the start of the refused bytes (a header block too large
+ * or malformed). A request line that arrived in an earlier packet, or never completed, stays unknown.
+ */
+const urlOf = (error: NodeJS.ErrnoException & { rawPacket?: unknown }, socket: Duplex): string | undefined => {
+  const incoming = (socket as { parser?: { incoming?: { url?: unknown } | null } }).parser?.incoming?.url
+  if (typeof incoming === "string") return incoming
+  if (!(error.rawPacket instanceof Buffer)) return undefined
+  return REQUEST_LINE.exec(error.rawPacket.subarray(0, 8_192).toString("latin1"))?.[1]
+}
 
 // Nothing reached our code when Node's parser fails, so the timestamp comes from the system clock.
-const answer = (status: number, message: string) => {
-  const body = JSON.stringify({ timestamp: String(Date.now()), status, success: false, message, data: null })
+const answer = (status: number, message: string, url: string | undefined, formatLocal: (millis: number) => string) => {
+  const style = url === undefined ? "epoch" : styleOf(url)
+  const now = Date.now()
+  const envelope =
+    style === "reduced"
+      ? { status, message, data: null }
+      : {
+          timestamp: style === "local" ? formatLocal(now) : String(now),
+          status,
+          success: false,
+          message,
+          data: null
+        }
+  const body = JSON.stringify(envelope)
   return (
     `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json\r\n` +
     `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`
@@ -17,9 +52,10 @@ const CLIENT_ERRORS: Record<string, readonly [number, string]> = {
 /**
  * A node:http server whose own parser errors (a header block over 16 KiB, a timed-out header or
  * body, an unknown method, a malformed request line or header) are answered with the CONTRACT §2
- * envelope too, instead of Node's bare 400/408/431.
+ * envelope too, in the route's style when the path is known, instead of Node's bare 400/408/431.
  */
-export const createServer = (): Server => {
+export const createServer = (options: ServerOptions = {}): Server => {
+  const formatLocal = options.formatLocal ?? makeLocalFormatter("UTC")
   const server = createNodeServer({
     // A request without Host is served like any other (we route on the path alone) rather than
     // refused with Node's bare 400.
@@ -37,7 +73,7 @@ export const createServer = (): Server => {
       return
     }
     const [status, message] = CLIENT_ERRORS[error.code ?? ""] ?? [400, "Malformed HTTP request"]
-    socket.end(answer(status, message))
+    socket.end(answer(status, message, urlOf(error, socket), formatLocal))
   })
   // An Expect other than 100-continue: Node's own answer would be a bare 417 outside the envelope.
   // The expectation is ignored instead and the request served as usual, in its route's envelope.

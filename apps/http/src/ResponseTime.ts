@@ -48,6 +48,7 @@ export const layer = (timeZone: string) => {
   )
 }
 
-export const layerConfig = Layer.unwrap(
-  Effect.map(Config.String("APP_TIMEZONE").pipe(Config.withDefault("UTC")), layer)
-)
+/** `APP_TIMEZONE`: the zone of the local timestamps (UTC by default). */
+export const timeZoneConfig = Config.String("APP_TIMEZONE").pipe(Config.withDefault("UTC"))
+
+export const layerConfig = Layer.unwrap(Effect.map(timeZoneConfig, layer))

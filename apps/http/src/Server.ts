@@ -116,7 +116,13 @@ const listen = Layer.unwrap(
       Config.withDefault(8080)
     )
     const host = yield* Config.String("HOST").pipe(Config.withDefault("127.0.0.1"))
-    return NodeHttpServer.layer(createServer, { port, host, gracefulShutdownTimeout: "20 seconds" })
+    // Node's own parser errors are answered outside Effect; they need the trivia routes' local time.
+    const formatLocal = ResponseTime.makeLocalFormatter(yield* ResponseTime.timeZoneConfig)
+    return NodeHttpServer.layer(() => createServer({ formatLocal }), {
+      port,
+      host,
+      gracefulShutdownTimeout: "20 seconds"
+    })
   })
 )
 

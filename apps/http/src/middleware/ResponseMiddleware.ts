@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto"
 import { Cause, Clock, Effect, Fiber, Metric, type Types } from "effect"
 import { Headers, HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { styleOf } from "../EnvelopeStyle.ts"
 import { ResponseTime } from "../ResponseTime.ts"
 import { guardBody } from "./BodyGuard.ts"
 import { RateLimit } from "./RateLimit.ts"
@@ -63,26 +64,6 @@ const defaultMessages: Record<number, string> = {
   503: "Service unavailable"
 }
 const messageFor = (status: number) => defaultMessages[status] ?? (status >= 500 ? "Internal server error" : "Error")
-
-type Style = "epoch" | "local" | "reduced"
-
-// The router matches paths case-insensitively and forgives doubled slashes and escaped letters, so
-// the style is chosen from the path as the router sees it, not as the client spelled it.
-const normalisedPath = (url: string) => {
-  const path = url.split("?")[0] ?? ""
-  let decoded = path
-  try {
-    decoded = decodeURIComponent(path)
-  } catch {
-    // A malformed escape cannot match a route either; the raw path decides.
-  }
-  return decoded.replace(/\/{2,}/g, "/").toLowerCase()
-}
-
-const styleOf = (url: string): Style => {
-  const path = normalisedPath(url)
-  return path.startsWith("/v1/gaming/trivia/") ? "local" : path.startsWith("/v1/webhook/") ? "reduced" : "epoch"
-}
 
 const decoder = new TextDecoder()
 /** The JSON object an error response already carries (our ApiErrors), if any. */
