@@ -164,6 +164,28 @@ describe("hostile input never reaches a 500", () => {
       })
     )
 
+    it.effect("two Authorization headers are refused, whichever comes first", () =>
+      Effect.gen(function* () {
+        const alice = yield* tokenFor("alice")
+        const bob = yield* tokenFor("bob")
+        const twice = (first: string, second: string) =>
+          raw(
+            "GET /v1/user/cards HTTP/1.1\r\nHost: x\r\nConnection: close\r\n" +
+              `Authorization: Bearer ${first}\r\nauthorization: Bearer ${second}\r\n\r\n`
+          )
+        for (const answer of [yield* twice(alice, bob), yield* twice(alice, alice)]) {
+          assert.match(answer, /^HTTP\/1.1 401/)
+          const body = JSON.parse(answer.slice(answer.indexOf("\r\n\r\n") + 4))
+          assert.strictEqual(body.message, "More than one Authorization header: send exactly one")
+        }
+        // One header, the same token: served.
+        const once = yield* raw(
+          `GET /v1/user/cards HTTP/1.1\r\nHost: x\r\nConnection: close\r\nAuthorization: Bearer ${alice}\r\n\r\n`
+        )
+        assert.match(once, /^HTTP\/1.1 200/)
+      })
+    )
+
     it.effect("Node's parser errors take the route's envelope when the path is known", () =>
       Effect.gen(function* () {
         const bodyOf = (answer: string) => JSON.parse(answer.slice(answer.indexOf("\r\n\r\n") + 4))

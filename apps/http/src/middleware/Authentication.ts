@@ -1,5 +1,7 @@
+import { NodeHttpServerRequest } from "@effect/platform-node"
 import { TokenVerifier } from "@payments-gaming/domain/auth"
 import { Effect, Layer, Redacted } from "effect"
+import { HttpServerRequest } from "effect/http"
 import { HttpApiMiddleware, HttpApiSecurity } from "effect/http-api"
 import { Unauthorized, unauthorized } from "../ApiErrors.ts"
 import { CurrentUser } from "./CurrentUser.ts"
@@ -11,6 +13,17 @@ export class Authentication extends HttpApiMiddleware.Service<Authentication, { 
   { security: { bearer: HttpApiSecurity.bearer }, error: Unauthorized }
 ) {}
 
+/**
+ * How many Authorization fields the request carried. Node keeps only the first in `headers`; a
+ * proxy in front may keep another, so two fields would let the two disagree on who is calling.
+ */
+const authorizationFields = (request: HttpServerRequest.HttpServerRequest) => {
+  const raw = NodeHttpServerRequest.toIncomingMessage(request).rawHeaders
+  let count = 0
+  for (let at = 0; at < raw.length; at += 2) if (raw[at]?.toLowerCase() === "authorization") count++
+  return count
+}
+
 export const layer = Layer.effect(
   Authentication,
   Effect.gen(function* () {
@@ -21,6 +34,9 @@ export const layer = Layer.effect(
         Effect.gen(function* () {
           if (Redacted.value(credential).length === 0) {
             return yield* unauthorized("Missing bearer token")
+          }
+          if (authorizationFields(yield* HttpServerRequest.HttpServerRequest) > 1) {
+            return yield* unauthorized("More than one Authorization header: send exactly one")
           }
           const principal = yield* verifier
             .verify(credential)
