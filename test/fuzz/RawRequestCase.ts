@@ -1,7 +1,7 @@
 import fc from "fast-check"
 import type { Credentials } from "./Credentials.ts"
 import { type parseResponse, trickle } from "./RawSocket.ts"
-import { EPOCH_TIMESTAMP, LOCAL_TIMESTAMP, styleOf } from "./Timestamps.ts"
+import { type EnvelopeStyle, EPOCH_TIMESTAMP, LOCAL_TIMESTAMP, styleOf } from "./Timestamps.ts"
 
 /** A request written byte by byte, including what fetch refuses to send. */
 export interface RawRequest {
@@ -128,8 +128,11 @@ export const rawRequest = (credentials: Credentials): fc.Arbitrary<RawRequest> =
       }
     })
 
-// Answers Node's parser gives before any route is known (apps/http/src/NodeServer.ts): always the
-// full envelope with an epoch timestamp, whatever the path.
+// Answers Node's parser gives before any route runs (apps/http/src/NodeServer.ts). They take the
+// route's envelope when the request line is among the bytes the parser refused, and the epoch one
+// when it is not (it came in an earlier packet, or is not a request line at all). How the kernel
+// splits the bytes is not ours to know, so either is accepted here; test/foundation/hostile.test.ts
+// checks the route's style on requests the parser sees whole.
 const NODE_PARSER_MESSAGES = new Set(["Malformed HTTP request", "Request headers too large"])
 
 /** What is wrong with the first answer to a raw request. */
@@ -155,7 +158,16 @@ export const rawAnswerProblems = (request: RawRequest, response: ReturnType<type
   if (json.data !== null) problems.push("data is not null")
   const fromParser = typeof json.message === "string" && NODE_PARSER_MESSAGES.has(json.message)
   const path = request.target.startsWith("/") ? (request.target.split("?")[0] ?? "") : ""
-  const style = fromParser ? "epoch" : styleOf(path)
+  const routed = styleOf(path)
+  const problemsAs = (style: EnvelopeStyle) => envelopeProblems(json, style)
+  if (!fromParser) return [...problems, ...problemsAs(routed)]
+  const asRouted = problemsAs(routed)
+  return asRouted.length === 0 ? problems : [...problems, ...(routed === "epoch" ? asRouted : problemsAs("epoch"))]
+}
+
+/** What is wrong with an error body as the envelope of `style`. */
+const envelopeProblems = (json: Record<string, unknown>, style: EnvelopeStyle): Array<string> => {
+  const problems: Array<string> = []
   if (style === "reduced") {
     if (
       Object.keys(json).join() !== "status,message,data" &&
