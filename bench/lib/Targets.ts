@@ -76,13 +76,16 @@ export const startService = (options: {
     options.databaseUrl === undefined ? undefined : "payments-gaming"
   )
 
-/** bench/reference-server.ts: the plain node:http server on `databaseUrl`, or the static one. */
+/**
+ * bench/reference-server.ts: the plain node:http server on `databaseUrl`, or the static one. They
+ * run with the service's V8 flags too, so the ratios compare code, not heap settings.
+ */
 export const startReference = (mode: "plain" | "static", databaseUrl: string, nodeArgs: ReadonlyArray<string> = []) =>
   start(
     mode,
     "bench/reference-server.ts",
     { REFERENCE_MODE: mode, ...(mode === "plain" ? { DATABASE_URL: databaseUrl } : {}) },
     mode === "plain" ? "/readyz" : "/",
-    nodeArgs,
+    [...startFlags(), ...nodeArgs],
     mode === "plain" ? "bench-reference" : undefined
   )
