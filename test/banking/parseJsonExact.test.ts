@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { parseJsonExact } from "@payments-gaming/domain/banking"
+import { MAX_JSON_DEPTH, parseJsonExact } from "@payments-gaming/domain/banking"
 import { JsonNumber } from "@payments-gaming/domain/money"
 import { BigDecimal, Option, Result } from "effect"
 import fc from "fast-check"
@@ -90,15 +90,27 @@ describe("parseJsonExact", () => {
     )
     assert.deepStrictEqual(parseJsonExact(encode('{"a":1,}')), Result.fail("invalid JSON"))
     assert.deepStrictEqual(parseJsonExact(encode("[1e5")), Result.fail("invalid JSON"))
-    // 100,000 levels fit in a 256 KiB body; the walk over them must not overflow the stack.
-    const deep = `${"[".repeat(100_000)}1${"]".repeat(100_000)}`
-    const result = parseJsonExact(encode(deep))
-    if (Result.isSuccess(result)) {
-      let inner: unknown = result.success
+    // 100,000 levels fit in a 256 KiB body: refused by depth, whichever path its numbers choose.
+    const nested = (levels: number, number: string) => `${"[".repeat(levels)}${number}${"]".repeat(levels)}`
+    for (const number of ["1", "12345678901234567890.12"]) {
+      assert.deepStrictEqual(
+        parseJsonExact(encode(nested(100_000, number))),
+        Result.fail(`the body nests deeper than ${MAX_JSON_DEPTH} levels`)
+      )
+      assert.deepStrictEqual(
+        parseJsonExact(encode(nested(MAX_JSON_DEPTH + 1, number))),
+        Result.fail(`the body nests deeper than ${MAX_JSON_DEPTH} levels`)
+      )
+      let inner: unknown = Result.getOrThrow(parseJsonExact(encode(nested(MAX_JSON_DEPTH, number))))
       while (Array.isArray(inner)) inner = inner[0]
       assert.instanceOf(inner, JsonNumber)
-    } else {
-      assert.strictEqual(result.failure, "invalid JSON")
+      // Brackets inside strings are text, not nesting.
+      assert.isTrue(Result.isSuccess(parseJsonExact(encode(`{"a":"${"[".repeat(1_000)}","n":${number}}`))))
     }
+  })
+
+  it("reads a bare number as a JsonNumber on both paths", () => {
+    assert.deepStrictEqual(numbersOf(parsed("4950.50")), ["4950.5"])
+    assert.deepStrictEqual(numbersOf(parsed("12345678901234567890.12")), ["12345678901234567890.12"])
   })
 })

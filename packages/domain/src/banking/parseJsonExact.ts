@@ -16,12 +16,28 @@ const utf8 = new TextDecoder("utf-8", { fatal: true })
 const DOUBLE_SAFE_DIGITS = 15
 
 /**
- * True when every number token of `text` (outside strings) is plain decimal, no exponent, of at
- * most 15 digits: then `JSON.parse`'s doubles lose nothing. Invalid JSON may give either answer;
- * the parse that follows refuses it whatever the path.
+ * Deepest nesting read. No provider payload comes near it, and both parse paths must agree: the
+ * reviver's recursion would otherwise refuse a few thousand levels while the plain path accepted
+ * a hundred thousand, depending on which path an unrelated number chose.
  */
-const numbersFitDoubles = (text: string): boolean => {
+export const MAX_JSON_DEPTH = 512
+
+interface Scan {
+  /** Every number token (outside strings) is plain decimal, no exponent, of at most 15 digits. */
+  readonly numbersFitDoubles: boolean
+  /** The deepest nesting of arrays and objects. */
+  readonly depth: number
+}
+
+/**
+ * One pass over `text`, outside strings: whether `JSON.parse`'s doubles would lose nothing, and how
+ * deep the nesting goes. Invalid JSON may give any answer; the parse that follows refuses it.
+ */
+const scan = (text: string): Scan => {
   const length = text.length
+  let numbersFitDoubles = true
+  let depth = 0
+  let deepest = 0
   for (let at = 0; at < length; at++) {
     const code = text.charCodeAt(at)
     if (code === 0x22 /* " */) {
@@ -31,24 +47,29 @@ const numbersFitDoubles = (text: string): boolean => {
         if (inner === 0x5c /* \ */) at++
         else if (inner === 0x22) break
       }
+    } else if (code === 0x5b /* [ */ || code === 0x7b /* { */) {
+      depth++
+      if (depth > deepest) deepest = depth
+    } else if (code === 0x5d /* ] */ || code === 0x7d /* } */) {
+      depth--
     } else if (code === 0x2d /* - */ || (code >= 0x30 && code <= 0x39)) {
       let digits = 0
       for (; at < length; at++) {
         const inner = text.charCodeAt(at)
         if (inner >= 0x30 && inner <= 0x39) digits++
-        else if (inner === 0x65 /* e */ || inner === 0x45 /* E */) return false
-        else if (inner !== 0x2e /* . */ && inner !== 0x2d) break
+        else if (inner === 0x65 /* e */ || inner === 0x45 /* E */) numbersFitDoubles = false
+        else if (inner !== 0x2e /* . */ && inner !== 0x2d && inner !== 0x2b /* + */) break
       }
-      if (digits > DOUBLE_SAFE_DIGITS) return false
+      if (digits > DOUBLE_SAFE_DIGITS) numbersFitDoubles = false
       at--
     }
   }
-  return true
+  return { numbersFitDoubles, depth: deepest }
 }
 
 /**
- * Replaces each number of a `JSON.parse` result by a `JsonNumber` of its shortest text, in place
- * and without recursion (a 256 KiB body can nest 100,000 deep). False when a number would print
+ * Replaces each number inside a `JSON.parse` result by a `JsonNumber` of its shortest text, in
+ * place and without recursion. False when a number would print
  * with an exponent (below 1e-6), which `numbersFitDoubles` cannot rule out: the caller then
  * takes the exact path.
  */
@@ -101,12 +122,19 @@ export const parseJsonExact = (bytes: Uint8Array): Result.Result<unknown, string
   } catch {
     return Result.fail("the body is not valid UTF-8")
   }
+  const { numbersFitDoubles, depth } = scan(text)
+  if (depth > MAX_JSON_DEPTH) return Result.fail(`the body nests deeper than ${MAX_JSON_DEPTH} levels`)
   try {
     // Valid JSON can only spell NUL as an escape: a body without one cannot hold it, and takes the
     // fast path when its numbers allow.
-    if (!text.includes("\\u0000") && numbersFitDoubles(text)) {
+    if (numbersFitDoubles && !text.includes("\\u0000")) {
       const parsed: unknown = JSON.parse(text)
-      if (numbersToJsonNumbers(parsed)) return Result.succeed(parsed)
+      if (typeof parsed === "number") {
+        const shortest = String(parsed)
+        if (!shortest.includes("e")) return Result.succeed(new JsonNumber(shortest))
+      } else if (numbersToJsonNumbers(parsed)) {
+        return Result.succeed(parsed)
+      }
     }
     return parseWithSources(text)
   } catch {
