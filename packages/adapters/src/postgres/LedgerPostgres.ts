@@ -204,14 +204,14 @@ export const layer = Layer.effect(
         })
       )
 
-    const post = Effect.fn("Ledger.post")(
-      (transaction: LedgerTransaction.LedgerTransaction) => {
-        const moves = netByAccount(transaction)
-        const debitsUser = moves.some((move) => Account.isUserAccount(move.account) && move.delta < 0n)
-        return debitsUser ? postWithDebits(transaction, moves) : postCredits(transaction, moves)
-      },
-      Effect.catchTags({ SqlError: Effect.die, SchemaError: Effect.die })
-    )
+    // Untraced: it runs inside every credit, spin and transfer (see BankingService.receive).
+    const post = (transaction: LedgerTransaction.LedgerTransaction) => {
+      const moves = netByAccount(transaction)
+      const debitsUser = moves.some((move) => Account.isUserAccount(move.account) && move.delta < 0n)
+      return (debitsUser ? postWithDebits(transaction, moves) : postCredits(transaction, moves)).pipe(
+        Effect.catchTags({ SqlError: Effect.die, SchemaError: Effect.die })
+      )
+    }
 
     const find = Effect.fn("Ledger.find")(load, Effect.orDie)
 
@@ -226,7 +226,8 @@ export const layer = Layer.effect(
       return Money.fromMinorUnits(account.unit, rows[0]?.balance ?? 0n)
     }, Effect.orDie)
 
-    const balances = Effect.fn("Ledger.balances")(function* (userId: string) {
+    // Untraced: it runs on every wheel view and wallet read (see BankingService.receive).
+    const balances = Effect.fnUntraced(function* (userId: string) {
       const rows = yield* decodeBalances(
         yield* sql`SELECT unit, balance FROM ledger_accounts WHERE owner_user_id = ${userId} ORDER BY unit`
       )

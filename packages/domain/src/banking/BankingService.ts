@@ -165,7 +165,10 @@ function makeBankingService() {
       }
     }
 
-    const receive = Effect.fn("BankingService.receive")(function* (input: ReceiveInput) {
+    // Untraced, like every per-request entry point of the domain: a span here made each statement
+    // under it dearer (its context grows by the span and the stack frame), 15% of a credit's CPU
+    // in-process (docs/benchmarks.md). The HTTP request and each SQL statement keep their spans.
+    const receive = Effect.fnUntraced(function* (input: ReceiveInput) {
       const read = readWebhook(input.rawBody)
       if (Result.isFailure(read)) {
         const { message, issues } = read.failure

@@ -37,7 +37,8 @@ export class CardsService extends Context.Service<
       const detector = yield* CardBrandDetector
       const fingerprinter = yield* CardFingerprinter
 
-      const add = Effect.fn("CardsService.add")(function* (userId: UserId, card: NewCard) {
+      // Untraced: a per-request entry point (see BankingService.receive for the cost).
+      const add = Effect.fnUntraced(function* (userId: UserId, card: NewCard) {
         const now = yield* DateTime.now
         const checked = checkCardRules(
           {

@@ -137,7 +137,8 @@ export class SpinAndWinService extends Context.Service<
       const now = DateTime.now
       const roundAt = makeRoundClock(settings.timeZone)
 
-      const view = Effect.fn("SpinAndWinService.view")(function* (userId: UserId) {
+      // The per-request entry points are untraced (see BankingService.receive for the cost).
+      const view = Effect.fnUntraced(function* (userId: UserId) {
         const at = yield* now
         const { round, expiresIn } = roundAt(at)
         const wheel = yield* activeWheel(at)
@@ -241,10 +242,7 @@ export class SpinAndWinService extends Context.Service<
           })
         })
 
-      const spin = Effect.fn("SpinAndWinService.spin")(function* (
-        userId: UserId,
-        idempotencyKey?: IdempotencyKey | undefined
-      ) {
+      const spin = Effect.fnUntraced(function* (userId: UserId, idempotencyKey?: IdempotencyKey | undefined) {
         if (idempotencyKey === undefined) return yield* spinOnce(userId, undefined)
         const earlier = yield* spins.findByIdempotencyKey(userId, idempotencyKey)
         if (Option.isSome(earlier)) return yield* replay(earlier.value)
