@@ -165,9 +165,10 @@ function makeBankingService() {
       }
     }
 
-    // Untraced, like every per-request entry point of the domain: a span here made each statement
-    // under it dearer (its context grows by the span and the stack frame), 15% of a credit's CPU
-    // in-process (docs/benchmarks.md). The HTTP request and each SQL statement keep their spans.
+    // Untraced, like the other entry points on the hot paths of issue 8's benchmark (credits, spins,
+    // wheel views, card registrations): a traced Effect.fn made each statement under it dearer, 15%
+    // of a credit's CPU in-process (docs/benchmarks.md). The HTTP request and each SQL statement
+    // keep their spans; the rarer operations below keep theirs.
     const receive = Effect.fnUntraced(function* (input: ReceiveInput) {
       const read = readWebhook(input.rawBody)
       if (Result.isFailure(read)) {
