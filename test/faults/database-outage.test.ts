@@ -16,8 +16,8 @@ import {
   WEBHOOK
 } from "../banking/ServerProcess.ts"
 import { tempDir } from "../support/NodeProcess.ts"
+import { tcpProxy } from "../support/TcpProxy.ts"
 import { clientFor, freshDatabaseUrl } from "../support/TestDatabase.ts"
-import { cuttableProxy } from "./CuttableProxy.ts"
 
 const CONCURRENCY = 8
 const WARM_UP_MS = 2_000
@@ -114,7 +114,7 @@ describe.runIf(inject("databaseMode") === "postgres")("fault: the database becom
         const url = yield* freshDatabaseUrl
         const direct = yield* clientFor(url)
         const database = new URL(url)
-        const proxy = yield* cuttableProxy({ host: database.hostname, port: Number(database.port || 5432) })
+        const proxy = yield* tcpProxy({ host: database.hostname, port: Number(database.port || 5432) })
         const proxied = new URL(url)
         proxied.port = String(proxy.port)
         const { server, port } = yield* startServer({

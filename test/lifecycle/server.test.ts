@@ -7,8 +7,8 @@ import { Duration, Effect, Fiber, Redacted } from "effect"
 import * as Reactivity from "effect/reactivity/Reactivity"
 import { inject } from "vitest"
 import { SERVER, spawnNode, tempDir } from "../support/NodeProcess.ts"
+import { tcpProxy } from "../support/TcpProxy.ts"
 import { freshDatabaseUrl } from "../support/TestDatabase.ts"
-import { delayProxy } from "./DelayProxy.ts"
 import { freePort, get, pollUntil, send, tryConnect } from "./Http.ts"
 
 const ENVELOPE_KEYS = ["timestamp", "status", "success", "message", "data"]
@@ -39,6 +39,24 @@ const startServer = (env: Record<string, string>, startupMs = 30_000) =>
     const server = yield* spawnNode(SERVER, [], { HOST: "127.0.0.1", ...env })
     const match = yield* server.waitForStdout(LISTENING, startupMs)
     return { server, port: Number(match[1]) }
+  })
+
+/**
+ * The server on a fresh database reached through a TCP proxy the test can slow down, so a request
+ * can be held in flight or the database made to hang.
+ */
+const serverBehindProxy = (dataDirPrefix: string, env: Record<string, string> = {}) =>
+  Effect.gen(function* () {
+    const database = new URL((yield* freshDatabase).url)
+    const proxy = yield* tcpProxy({ host: database.hostname, port: Number(database.port || 5432) })
+    database.port = String(proxy.port)
+    const started = yield* startServer({
+      ...env,
+      PORT: String(yield* freePort),
+      DATABASE_URL: database.toString(),
+      DATA_DIR: yield* tempDir(dataDirPrefix)
+    })
+    return { ...started, proxy }
   })
 
 /** A JSON object on one line, as a log collector reads it. */
@@ -74,16 +92,7 @@ describe("server lifecycle", () => {
     "serves /readyz; on SIGTERM it stops accepting, lets the in-flight request finish, exits and frees the port",
     () =>
       Effect.gen(function* () {
-        const { url } = yield* freshDatabase
-        const database = new URL(url)
-        const proxy = yield* delayProxy({ host: database.hostname, port: Number(database.port || 5432) })
-        database.port = String(proxy.port)
-        const dataDir = yield* tempDir("server-graceful-")
-        const { server, port } = yield* startServer({
-          PORT: String(yield* freePort),
-          DATABASE_URL: database.toString(),
-          DATA_DIR: dataDir
-        })
+        const { server, port, proxy } = yield* serverBehindProxy("server-graceful-")
 
         const ready = yield* get(port, "/readyz")
         assert.strictEqual(ready.status, 200, ready.text)
@@ -154,17 +163,7 @@ describe("server lifecycle", () => {
     "/readyz answers 503 within its bound while the database hangs, a request gets its 503 at the deadline, and it recovers",
     () =>
       Effect.gen(function* () {
-        const { url } = yield* freshDatabase
-        const database = new URL(url)
-        const proxy = yield* delayProxy({ host: database.hostname, port: Number(database.port || 5432) })
-        database.port = String(proxy.port)
-        const dataDir = yield* tempDir("server-hang-")
-        const { port } = yield* startServer({
-          ...SECRETS,
-          PORT: String(yield* freePort),
-          DATABASE_URL: database.toString(),
-          DATA_DIR: dataDir
-        })
+        const { port, proxy } = yield* serverBehindProxy("server-hang-", SECRETS)
         // Several idle pool connections, so the requests below wait on a query, not on opening a
         // connection (which through the hung proxy fails after the 5 s connect timeout, as a 500).
         const warm = yield* Effect.all(
