@@ -168,11 +168,13 @@ describe("spin-and-win on PostgreSQL", () => {
         const service = yield* SpinAndWinService
         const { commitment } = yield* service.view(user("auditor"))
         const spun = yield* service.spin(user("auditor"))
-        const early = yield* Effect.flip(service.round("2026-06-10" as RoundId))
+        const early = yield* Effect.flip(
+          service.round("2026-06-10" as RoundId, { userId: user("auditor"), isAdmin: false })
+        )
         assert.strictEqual(early._tag, "RoundNotFinished")
 
         yield* TestClock.adjust("1 day")
-        const audit = yield* service.round("2026-06-10" as RoundId, { userId: user("auditor") })
+        const audit = yield* service.round("2026-06-10" as RoundId, { userId: user("auditor"), isAdmin: false })
         const spin = audit.spins[0]!
         assert.strictEqual(spin.spinId, spun.spinId)
 
@@ -235,7 +237,7 @@ describe("spin-and-win on PostgreSQL", () => {
           const outcome = yield* service.spin(user("real"))
           assert.match(outcome.spinId, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
           yield* TestClock.adjust("1 day")
-          const audit = yield* service.round(ROUND as RoundId)
+          const audit = yield* service.round(ROUND as RoundId, { userId: user("real"), isAdmin: false })
           const checked = yield* ProvablyFair.verify(yield* SeedCrypto, {
             seed: new Uint8Array(Buffer.from(audit.seed, "hex")),
             commitment: outcome.commitment,

@@ -1,5 +1,19 @@
+import { createHash, createHmac, randomUUID } from "node:crypto"
 import { assert, describe, layer } from "@effect/vitest"
-import { Effect } from "effect"
+import type { UserId } from "@payments-gaming/domain/auth"
+import {
+  defaultWheel,
+  drawFromBytes,
+  ProvablyFair,
+  type RoundId,
+  Spin,
+  type SpinId,
+  segmentAt
+} from "@payments-gaming/domain/wheel"
+import { DateTime, Effect, Option, Redacted } from "effect"
+import * as SpinRepository from "../../packages/adapters/src/postgres/SpinRepository.ts"
+import * as WheelRoundSeeds from "../../packages/adapters/src/postgres/WheelRoundSeeds.ts"
+import * as NodeSeedCrypto from "../../packages/adapters/src/wheel/NodeSeedCrypto.ts"
 import { unique } from "../banking/fixtures.ts"
 import { request, TestServer, tokenFor } from "../support/TestServer.ts"
 
@@ -29,6 +43,51 @@ const spin = (token: string, key?: string) =>
     method: "POST",
     token,
     ...(key === undefined ? {} : { headers: { "idempotency-key": key } })
+  })
+
+/**
+ * A finished round in the server's database, written through the production adapters: a seed, and
+ * one spin per player drawn from it exactly as the service draws (the server's clock is real, so
+ * a round cannot be spun in and then finished within a test).
+ */
+const finishedRound = (round: string, players: ReadonlyArray<string>) =>
+  Effect.gen(function* () {
+    const seeds = yield* WheelRoundSeeds.make
+    const spins = yield* SpinRepository.make
+    const crypto = NodeSeedCrypto.make
+    const seedBytes = new Uint8Array(createHash("sha256").update(`seed of ${round}`).digest())
+    const createdAt = DateTime.makeUnsafe(`${round}T12:00:00Z`)
+    const seed = yield* seeds.getOrCreate(
+      round as RoundId,
+      Effect.map(ProvablyFair.commitmentOf(crypto, seedBytes), (commitment) => ({
+        round: round as RoundId,
+        seed: Redacted.make(seedBytes),
+        commitment,
+        createdAt
+      }))
+    )
+    const segments = defaultWheel("NGN").segments
+    const recorded = yield* Effect.forEach(players, (userId, index) =>
+      Effect.gen(function* () {
+        const value = yield* ProvablyFair.drawValue(crypto, seedBytes, { userId, round, nonce: 0 }, 100)
+        const segment = segmentAt(segments, value)
+        const spin = new Spin({
+          spinId: randomUUID() as SpinId,
+          userId: userId as UserId,
+          round: round as RoundId,
+          wheelVersion: 1,
+          nonce: 0,
+          drawValue: value,
+          segmentId: segment.id,
+          prize: segment.prize,
+          createdAt: DateTime.add(createdAt, { minutes: index }),
+          idempotencyKey: null
+        })
+        yield* spins.record(spin)
+        return spin
+      })
+    )
+    return { commitment: seed.commitment, spins: recorded }
   })
 
 describe("spin-and-win over HTTP", () => {
@@ -123,6 +182,74 @@ describe("spin-and-win over HTTP", () => {
         assert.strictEqual((yield* request("/v1/spin-and-win/rounds/not-a-day", { token })).status, 400)
         assert.strictEqual((yield* request("/v1/spin-and-win")).status, 401)
         assert.strictEqual((yield* request("/v1/spin-and-win/spin", { method: "POST" })).status, 401)
+      })
+    )
+
+    it.effect("a finished round shows a player their own spin only, verifiable; an admin sees every spin", () =>
+      Effect.gen(function* () {
+        const [alice, bob] = [unique("alice"), unique("bob")]
+        const round = "2026-03-14"
+        const { commitment, spins } = yield* finishedRound(round, [alice, bob])
+        const [aliceSpin, bobSpin] = spins as [Spin, Spin]
+
+        const mine = yield* request(`/v1/spin-and-win/rounds/${round}`, { token: yield* tokenFor(alice) })
+        assert.strictEqual(mine.status, 200)
+        // Nothing of bob's: not his id, not his spin's id, anywhere in the answer.
+        assert.notInclude(mine.text, bob)
+        assert.notInclude(mine.text, bobSpin.spinId)
+        const audit = mine.json.data
+        assert.deepStrictEqual(
+          audit.spins.map((spin: { spinId: string; userId: string }) => [spin.spinId, spin.userId]),
+          [[aliceSpin.spinId, alice]]
+        )
+        assert.strictEqual(audit.commitment, commitment)
+        assert.deepStrictEqual(
+          audit.wheels.map((wheel: { version: number; totalWeight: number }) => [wheel.version, wheel.totalWeight]),
+          [[1, 100]]
+        )
+
+        // What alice can check from this answer alone with plain node:crypto.
+        const [spin] = audit.spins
+        const seed = Buffer.from(audit.seed, "hex")
+        assert.strictEqual(createHash("sha256").update(seed).digest("hex"), commitment)
+        const mac = createHmac("sha256", seed).update(`${alice}:${round}:${spin.nonce}`).digest()
+        const draw = Option.getOrThrow(drawFromBytes(new Uint8Array(mac), audit.wheels[0].totalWeight))
+        assert.strictEqual(draw, spin.drawValue)
+        const range = audit.wheels[0].ranges.find(
+          ({ from, to }: { from: number; to: number }) => draw >= from && draw < to
+        )
+        assert.strictEqual(range?.segmentId, spin.segmentId)
+
+        const his = yield* request(`/v1/spin-and-win/rounds/${round}`, { token: yield* tokenFor(bob) })
+        assert.notInclude(his.text, alice)
+        assert.notInclude(his.text, aliceSpin.spinId)
+        assert.deepStrictEqual(
+          his.json.data.spins.map((spin: { userId: string }) => spin.userId),
+          [bob]
+        )
+
+        const onlooker = yield* request(`/v1/spin-and-win/rounds/${round}`, { token: yield* tokenFor(unique("carol")) })
+        assert.strictEqual(onlooker.status, 200)
+        assert.strictEqual(onlooker.json.data.seed, audit.seed)
+        assert.deepStrictEqual(onlooker.json.data.spins, [])
+        for (const hidden of [alice, bob, aliceSpin.spinId, bobSpin.spinId]) assert.notInclude(onlooker.text, hidden)
+
+        const admin = yield* request(`/v1/spin-and-win/rounds/${round}`, {
+          token: yield* tokenFor(unique("root"), ["admin"])
+        })
+        assert.strictEqual(admin.status, 200)
+        assert.deepStrictEqual(
+          admin.json.data.spins.map((spin: { spinId: string; userId: string }) => [spin.spinId, spin.userId]),
+          [
+            [aliceSpin.spinId, alice],
+            [bobSpin.spinId, bob]
+          ]
+        )
+        // Another role is not the admin role.
+        const support = yield* request(`/v1/spin-and-win/rounds/${round}`, {
+          token: yield* tokenFor(alice, ["support"])
+        })
+        assert.notInclude(support.text, bob)
       })
     )
   })

@@ -44,7 +44,13 @@ export class WheelApi extends HttpApiGroup.make("wheel")
       error: [NotFound, Conflict]
     }).annotateMerge(
       OpenApi.annotations({
-        summary: "A finished round laid open: its server seed, commitment, draw ranges and spins (409 while it runs)"
+        summary:
+          "A finished round laid open: its server seed, commitment, and the caller's own spin with its draw ranges " +
+          "(409 while it runs)",
+        description:
+          "Lists only the caller's own spins (with their user id, needed to recompute the draw); other players' " +
+          "spins are not listed, not even anonymously. A caller whose token has the admin role sees every " +
+          "player's spins with user ids, paged. See docs/provably-fair.md."
       })
     )
   )

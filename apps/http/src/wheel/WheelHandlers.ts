@@ -44,13 +44,18 @@ export const WheelHandlers = HttpApiBuilder.group(Api, "wheel", (handlers) =>
         })
       )
       .handle("round", ({ params, query }) =>
-        wheel.round(params.round, { page: pageOf(query) }).pipe(
-          Effect.catchTags({
-            RoundNotFound: (error) => Effect.fail(notFound(error.message)),
-            RoundNotFinished: (error) => Effect.fail(conflict(error.message))
-          }),
-          Effect.flatMap((audit) => ok("Round revealed", audit))
-        )
+        Effect.gen(function* () {
+          const user = yield* CurrentUser
+          // Whose spins the caller sees is the domain's rule (RoundViewer); this only says who calls.
+          const viewer = { userId: user.userId, isAdmin: user.isAdmin }
+          const audit = yield* wheel.round(params.round, viewer, { page: pageOf(query) }).pipe(
+            Effect.catchTags({
+              RoundNotFound: (error) => Effect.fail(notFound(error.message)),
+              RoundNotFinished: (error) => Effect.fail(conflict(error.message))
+            })
+          )
+          return yield* ok("Round revealed", audit)
+        })
       )
   })
 )

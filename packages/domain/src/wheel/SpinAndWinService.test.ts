@@ -22,6 +22,7 @@ const Memory = layerMemory({ random: { roundSeed: ROUND_SEED } })
 
 const user = (id: string) => id as UserId
 const key = (value: string) => value as IdempotencyKey
+const ADMIN = { userId: user("the-admin"), isAdmin: true }
 
 /**
  * A user id whose draw in `round` lands on a segment `wanted` accepts: the seed is known (the
@@ -233,10 +234,10 @@ describe("SpinAndWinService.round", () => {
       const service = yield* SpinAndWinService
       yield* service.spin(user("dave"))
       for (const round of ["2026-05-01", "2026-05-02"]) {
-        const error = yield* Effect.flip(service.round(round as RoundId))
+        const error = yield* Effect.flip(service.round(round as RoundId, ADMIN))
         assert.strictEqual(error._tag, "RoundNotFinished")
       }
-      const unseeded = yield* Effect.flip(service.round("2026-04-30" as RoundId))
+      const unseeded = yield* Effect.flip(service.round("2026-04-30" as RoundId, ADMIN))
       assert.strictEqual(unseeded._tag, "RoundNotFound")
     }).pipe(Effect.provide(Memory))
   )
@@ -248,7 +249,7 @@ describe("SpinAndWinService.round", () => {
       const view = yield* service.view(user("erin"))
       const spins = yield* Effect.forEach(["erin", "frank", "grace"], (name) => service.spin(user(name)))
       yield* TestClock.adjust("12 hours")
-      const audit = yield* service.round("2026-05-01" as RoundId)
+      const audit = yield* service.round("2026-05-01" as RoundId, ADMIN)
       assert.strictEqual(audit.seed, Hex.encode(ROUND_SEED))
       assert.strictEqual(audit.commitment, view.commitment)
       assert.strictEqual(DateTime.formatIso(audit.endedAt), "2026-05-01T23:00:00.000Z")
@@ -270,11 +271,17 @@ describe("SpinAndWinService.round", () => {
         assert.strictEqual(checked.drawValue, spin.drawValue)
         assert.strictEqual(checked.segment.id, spin.segmentId)
       }
-      const mine = yield* service.round("2026-05-01" as RoundId, { userId: user("frank") })
+      const mine = yield* service.round("2026-05-01" as RoundId, { userId: user("frank"), isAdmin: false })
       assert.deepStrictEqual(
-        mine.spins.map((spin) => spin.userId),
-        ["frank"]
+        mine.spins.map((spin) => spin.spinId),
+        [spins[1]?.spinId]
       )
+      assert.strictEqual(mine.seed, audit.seed)
+      assert.deepStrictEqual(mine.wheels, audit.wheels)
+      assert.notInclude(JSON.stringify(mine), "erin")
+      assert.notInclude(JSON.stringify(mine), "grace")
+      const bystander = yield* service.round("2026-05-01" as RoundId, { userId: user("heidi"), isAdmin: false })
+      assert.deepStrictEqual([bystander.spins, bystander.wheels, bystander.seed], [[], [], audit.seed])
       assert.strictEqual(roundOf(yield* DateTime.now, DateTime.zoneMakeNamedUnsafe("Africa/Lagos")), "2026-05-02")
     }).pipe(Effect.provide(Memory))
   )

@@ -9,6 +9,7 @@ import { type Segment, type SegmentId, toPublicSegment, type Wheel } from "./Mod
 import { commitmentOf, drawValue, SEED_BYTES } from "./ProvablyFair.ts"
 import { isBefore, makeRoundClock, type RoundId, roundEnd, roundStart } from "./Round.ts"
 import { RoundSeeds } from "./RoundSeeds.ts"
+import { type RoundViewer, spinOwnerFor, visibleSpins } from "./RoundViewer.ts"
 import { SeedCrypto } from "./SeedCrypto.ts"
 import { type IdempotencyKey, type RoundSeed, Spin, type SpinId, type SpinPage } from "./Spin.ts"
 import { SpinRepository } from "./SpinRepository.ts"
@@ -30,8 +31,6 @@ const KNOWN_SEEDS = 4
 export const DEFAULT_SPIN_PAGE: SpinPage = { limit: 50, offset: 0 }
 
 export interface RoundAuditOptions {
-  /** Only this user's spins. */
-  readonly userId?: UserId | undefined
   readonly page?: SpinPage | undefined
 }
 
@@ -53,10 +52,16 @@ export class SpinAndWinService extends Context.Service<
      */
     spin(userId: UserId, idempotencyKey?: IdempotencyKey | undefined): Effect.Effect<SpinOutcome, AlreadySpun>
     /**
-     * A finished round's revealed seed, commitment, wheels and spins. `RoundNotFinished` for the
-     * current or a future round, `RoundNotFound` for a past round that never had a seed.
+     * A finished round's revealed seed and commitment, with the spins `viewer` may see (their own,
+     * or everyone's for an admin: see `RoundViewer.ts`) and the draw ranges of the wheels those
+     * spins used. `RoundNotFinished` for the current or a future round, `RoundNotFound` for a past
+     * round that never had a seed.
      */
-    round(round: RoundId, options?: RoundAuditOptions): Effect.Effect<RoundAudit, RoundNotFinished | RoundNotFound>
+    round(
+      round: RoundId,
+      viewer: RoundViewer,
+      options?: RoundAuditOptions
+    ): Effect.Effect<RoundAudit, RoundNotFinished | RoundNotFound>
   }
 >()("@payments-gaming/domain/wheel/SpinAndWinService") {
   /**
@@ -257,12 +262,17 @@ export class SpinAndWinService extends Context.Service<
         )
       })
 
-      const round = Effect.fn("SpinAndWinService.round")(function* (roundId: RoundId, options?: RoundAuditOptions) {
+      const round = Effect.fn("SpinAndWinService.round")(function* (
+        roundId: RoundId,
+        viewer: RoundViewer,
+        options?: RoundAuditOptions
+      ) {
         const current = roundAt(yield* now).round
         if (!isBefore(roundId, current)) return yield* new RoundNotFinished({ round: roundId })
         const seed = yield* seeds.revealed(roundId, current)
         if (Option.isNone(seed)) return yield* new RoundNotFound({ round: roundId })
-        const listed = yield* spins.listRound(roundId, options?.page ?? DEFAULT_SPIN_PAGE, options?.userId)
+        const page = options?.page ?? DEFAULT_SPIN_PAGE
+        const listed = visibleSpins(viewer, yield* spins.listRound(roundId, page, spinOwnerFor(viewer)))
         const versions = [...new Set(listed.map((spin) => spin.wheelVersion))].sort((a, b) => a - b)
         const used = yield* Effect.forEach(versions, (version) => wheels.byVersion(version))
         return new RoundAudit({
@@ -283,16 +293,7 @@ export class SpinAndWinService extends Context.Service<
                 ]
               : []
           ),
-          spins: listed.map((spin) => ({
-            spinId: spin.spinId,
-            userId: spin.userId,
-            nonce: spin.nonce,
-            wheelVersion: spin.wheelVersion,
-            drawValue: spin.drawValue,
-            segmentId: spin.segmentId,
-            prize: spin.prize,
-            createdAt: spin.createdAt
-          }))
+          spins: listed
         })
       })
 

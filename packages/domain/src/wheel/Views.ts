@@ -61,16 +61,23 @@ export const SpinAudit = Schema.Struct({
 export type SpinAudit = typeof SpinAudit.Type
 
 /**
- * A finished round laid open: its seed (hex), the commitment published while it ran, the wheels
- * its spins were drawn on (as draw ranges, which reveal the weights, needed to map a draw to a
- * segment) and a page of its spins.
+ * A finished round laid open: its seed (hex), the commitment published while it ran, a page of the
+ * spins the caller may see (their own; every player's for an admin, see `RoundViewer.ts`) and the
+ * wheels those spins were drawn on (as draw ranges, which reveal the weights, needed to map a draw
+ * to a segment).
  */
 export class RoundAudit extends Schema.Class<RoundAudit>("RoundAudit")({
   round: RoundId,
-  seed: Schema.String,
+  seed: Schema.String.annotate({ description: "The round's server seed, hex; SHA-256 of it is the commitment" }),
   commitment: Commitment,
   startedAt: Schema.DateTimeUtc,
   endedAt: Schema.DateTimeUtc,
-  wheels: Schema.Array(WheelRanges),
-  spins: Schema.Array(SpinAudit)
+  wheels: Schema.Array(WheelRanges).annotate({
+    description: "Draw ranges of the wheel versions the listed spins were drawn on (none when no spin is listed)"
+  }),
+  spins: Schema.Array(SpinAudit).annotate({
+    description:
+      "The caller's own spins in the round (at most one); every player's, with user ids, for a caller with " +
+      "the admin role. Other players' spins are never listed to anyone else, not even anonymously."
+  })
 }) {}
