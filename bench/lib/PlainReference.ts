@@ -243,10 +243,11 @@ export async function startPlain(port: number, http: Http) {
           const [event] = yield* sql<{ id: string }>`INSERT INTO webhook_events
               (kind, reference, dedup_key, raw_body, signature, received_at)
             VALUES (${kind}, ${reference}, ${`${kind}:${reference}`}, ${new Uint8Array(raw)}, ${given ?? ""}, ${receivedAt})
-            ON CONFLICT (kind, reference) DO NOTHING
+            ON CONFLICT (kind, reference) WHERE outcome <> 'conflict' DO NOTHING
             RETURNING *`
           if (event === undefined) {
-            yield* sql`SELECT * FROM webhook_events WHERE kind = ${kind} AND reference = ${reference}`
+            yield* sql`SELECT * FROM webhook_events
+              WHERE kind = ${kind} AND reference = ${reference} AND outcome <> 'conflict'`
             return
           }
           const [account] = yield* sql<{
@@ -310,7 +311,7 @@ export async function startPlain(port: number, http: Http) {
       return http.send(response, 400, { status: 400, message: "invalid card", data: null })
     }
     const fingerprint = createHmac("sha256", cardKey).update(digits).digest("hex")
-    const firstDigits = digits.slice(0, digits.length >= 16 ? 8 : 6)
+    const firstDigits = digits.slice(0, digits.length >= 16 ? 8 : 4)
     const last4 = digits.slice(-4)
     const createdAt = new Date(Math.floor(now.getTime() / 1000) * 1000)
     const outcome = await run(
@@ -357,7 +358,7 @@ export async function startPlain(port: number, http: Http) {
       throw refusal
     }
     const card = outcome.success
-    const prefix = `${card.firstDigits}**`.slice(0, 8)
+    const prefix = card.firstDigits.length >= 8 ? card.firstDigits : `${card.firstDigits}****`
     http.send(
       response,
       200,

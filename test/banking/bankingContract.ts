@@ -93,15 +93,110 @@ export const bankingContract = (it: It) => {
       const again = yield* receive(payload, "another-signature")
       assert.strictEqual(again.outcome, "duplicate")
       assert.strictEqual(again.eventId, first.eventId)
-      // Same reference, different amount: still the same event, still nothing moves.
-      const altered = yield* receive({
-        ...payload,
-        data: { ...(payload.data as Json), amount: 1, fee: "0", settled_amount: 1 }
+      // Same money-relevant fields, written differently (numbers for strings, another narration
+      // and date, keys reordered): the same event, not a conflict.
+      const { data, ...envelope } = payload
+      const reserialised = yield* receive({
+        data: { ...data, amount: 5000.75, fee: "50.250", settled_amount: "4950.50", narration: "x", date: "later" },
+        ...envelope
       })
-      assert.strictEqual(altered.outcome, "duplicate")
+      assert.strictEqual(reserialised.outcome, "duplicate")
+      assert.strictEqual(reserialised.eventId, first.eventId)
+      // Same reference, different amount: still nothing moves (see the conflict test).
+      const altered = yield* receive({ ...payload, data: { ...data, amount: 1, fee: "0", settled_amount: 1 } })
+      assert.strictEqual(altered.outcome, "conflict")
       assert.strictEqual(yield* cash(userId), "4950.50")
       const ledger = yield* Ledger
       assert.deepStrictEqual(yield* ledger.reconcile, [])
+    })
+  )
+
+  it.effect("a redelivery with other money-relevant fields is stored as a conflict and never applied", () =>
+    Effect.gen(function* () {
+      const banking = yield* BankingService
+      const inbox = yield* WebhookInbox
+      const { userId, accountNumber } = yield* linkedUser
+      const reference = unique("VA")
+      const payload = credit({ reference, accountNumber, amount: "100.00", fee: "0", settled: "100.00" })
+      const first = yield* receive(payload)
+      assert.strictEqual(first.outcome, "processed")
+
+      const other = bytes(credit({ reference, accountNumber, amount: "900.00", fee: "0", settled: "900.00" }))
+      const conflict = yield* receive(other, "sig-conflict")
+      assert.strictEqual(conflict.outcome, "conflict")
+      assert.notStrictEqual(conflict.eventId, first.eventId)
+      assert.include(conflict.reason ?? "", first.eventId)
+      assert.include(conflict.reason ?? "", "data.amount 100 -> 900")
+      const kept = Option.getOrThrow(yield* inbox.find(conflict.eventId))
+      assert.deepStrictEqual(
+        [kept.outcome, kept.kind, kept.reference, kept.signature, kept.rawBody],
+        ["conflict", "virtualaccount.credit", reference, "sig-conflict", other]
+      )
+      assert.isNotNull(kept.processedAt)
+
+      // Each conflicting delivery is kept; another account or currency conflicts too.
+      const elsewhere = yield* receive(
+        credit({ reference, accountNumber: unique("VA"), amount: "100", fee: "0", settled: 100 })
+      )
+      assert.strictEqual(elsewhere.outcome, "conflict")
+      assert.include(elsewhere.reason ?? "", "account")
+      const again = yield* receive(other, "sig-conflict")
+      assert.strictEqual(again.outcome, "conflict")
+      assert.notStrictEqual(again.eventId, conflict.eventId)
+      // The first event still owns the key: identical redeliveries are duplicates of it.
+      const same = yield* receive(payload)
+      assert.deepStrictEqual([same.outcome, same.eventId], ["duplicate", first.eventId])
+
+      const conflicts = yield* inbox.list({ outcome: "conflict", limit: 10_000, offset: 0 })
+      assert.deepStrictEqual(
+        conflicts.filter((event) => event.reference === reference).map((event) => event.id),
+        [conflict.eventId, elsewhere.eventId, again.eventId]
+      )
+      // Not replayable, one by one or by status.
+      const replayed = yield* banking.replay(conflict.eventId)
+      assert.deepStrictEqual([replayed.replayed, replayed.outcome], [false, "conflict"])
+      yield* banking.replayByStatus("unmatched")
+      yield* banking.replayByStatus("rejected")
+      assert.strictEqual(yield* cash(userId), "100.00")
+      assert.strictEqual(Option.getOrThrow(yield* inbox.find(conflict.eventId)).outcome, "conflict")
+      const ledger = yield* Ledger
+      assert.deepStrictEqual(yield* ledger.reconcile, [])
+    })
+  )
+
+  it.effect("concurrent deliveries of two bodies for one reference: one credit, the other body all conflicts", () =>
+    Effect.gen(function* () {
+      const { userId, accountNumber } = yield* linkedUser
+      const reference = unique("VA")
+      const small = bytes(credit({ reference, accountNumber, amount: 10, fee: "0", settled: 10 }))
+      const large = bytes(credit({ reference, accountNumber, amount: 20, fee: "0", settled: 20 }))
+      const results = yield* Effect.all(
+        Array.from({ length: 20 }, (_, i) => receive(i % 2 === 0 ? small : large)),
+        { concurrency: "unbounded" }
+      )
+      const processed = results.filter((result) => result.outcome === "processed")
+      assert.strictEqual(processed.length, 1)
+      const winner = results.indexOf(processed[0]!) % 2 === 0 ? "10.00" : "20.00"
+      assert.strictEqual(results.filter((result) => result.outcome === "duplicate").length, 9)
+      assert.strictEqual(results.filter((result) => result.outcome === "conflict").length, 10)
+      assert.strictEqual(yield* cash(userId), winner)
+    })
+  )
+
+  it.effect("a conflicting redelivery of an unmatched credit is not applied when the first is replayed", () =>
+    Effect.gen(function* () {
+      const banking = yield* BankingService
+      const userId = unique("late")
+      const accountNumber = unique("VA")
+      const reference = unique("VA")
+      const first = yield* receive(credit({ reference, accountNumber, amount: 10, fee: "0", settled: 10 }))
+      assert.strictEqual(first.outcome, "unmatched")
+      const conflict = yield* receive(credit({ reference, accountNumber, amount: 20, fee: "0", settled: 20 }))
+      assert.strictEqual(conflict.outcome, "conflict")
+      yield* banking.linkVirtualAccount(accountNumber, { userId, currency: "NGN" })
+      assert.strictEqual((yield* banking.replay(conflict.eventId)).replayed, false)
+      assert.strictEqual((yield* banking.replay(first.eventId)).outcome, "processed")
+      assert.strictEqual(yield* cash(userId), "10.00")
     })
   )
 
@@ -269,8 +364,10 @@ export const bankingContract = (it: It) => {
       const failed = yield* receive(
         transferEvent({ outcome: "failed", reference: `${reference}`, amount: 1200, data: { narration: "retry" } })
       )
-      // Same (kind, reference) as the mismatched one: a duplicate. The operator fixes by replay, not redelivery.
-      assert.strictEqual(failed.outcome, "duplicate")
+      // Same (kind, reference) as the mismatched one, another amount: kept as a conflict, never
+      // applied. The operator fixes by replay of the first event, not by redelivery.
+      assert.strictEqual(failed.outcome, "conflict")
+      assert.strictEqual((yield* banking.replay(failed.eventId)).replayed, false)
       const replay = yield* banking.replay(mismatched.eventId)
       assert.strictEqual(replay.outcome, "rejected")
 

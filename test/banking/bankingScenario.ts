@@ -83,8 +83,12 @@ export const runScenario = (prefix: string, ops: ReadonlyArray<Operation>) =>
 
     const balance = new Map<number, bigint>()
     const linked = new Set<number>()
-    const sent = new Set<string>()
-    const bodies: Array<Uint8Array> = []
+    // Dedup key → the money-relevant fields of its first delivery: a later delivery under the key
+    // is a duplicate when they agree, a conflict when they do not.
+    const sent = new Map<string, string>()
+    const expectRedelivery = (key: string, fields: string, outcome: string) =>
+      assert.strictEqual(outcome, sent.get(key) === fields ? "duplicate" : "conflict")
+    const bodies: Array<{ readonly body: Uint8Array; readonly key: string; readonly fields: string }> = []
     const unmatchedCredits = new Map<string, { readonly account: number; readonly settled: bigint }>()
     const transfers = new Map<number, TransferModel>()
     const add = (user: number, delta: bigint) => balance.set(user, (balance.get(user) ?? 0n) + delta)
@@ -136,8 +140,9 @@ export const runScenario = (prefix: string, ops: ReadonlyArray<Operation>) =>
           const body = bytes(payload)
           const result = yield* banking.receive({ rawBody: body, signature: "s", receivedAt: new Date() })
           const key = `virtualaccount.credit:${reference(op.ref)}`
+          const fields = `${op.user} ${op.minor} ${fee}`
           if (sent.has(key)) {
-            assert.strictEqual(result.outcome, "duplicate")
+            expectRedelivery(key, fields, result.outcome)
           } else if (linked.has(op.user)) {
             assert.strictEqual(result.outcome, "processed")
             add(op.user, settled)
@@ -145,15 +150,15 @@ export const runScenario = (prefix: string, ops: ReadonlyArray<Operation>) =>
             assert.strictEqual(result.outcome, "unmatched")
             unmatchedCredits.set(reference(op.ref), { account: op.user, settled })
           }
-          sent.add(key)
-          bodies.push(body)
+          if (!sent.has(key)) sent.set(key, fields)
+          bodies.push({ body, key, fields })
           break
         }
         case "redeliver": {
           if (bodies.length === 0) break
-          const body = bodies[op.pick % bodies.length]!
+          const { body, key, fields } = bodies[op.pick % bodies.length]!
           const result = yield* banking.receive({ rawBody: body, signature: "again", receivedAt: new Date() })
-          assert.strictEqual(result.outcome, "duplicate")
+          expectRedelivery(key, fields, result.outcome)
           break
         }
         case "hold": {
@@ -195,13 +200,16 @@ export const runScenario = (prefix: string, ops: ReadonlyArray<Operation>) =>
           )
           const result = yield* banking.receive({ rawBody: body, signature: "s", receivedAt: new Date() })
           const key = `${kind}:${transferReference(op.ref)}`
-          if (sent.has(key)) assert.strictEqual(result.outcome, "duplicate")
+          const fields = String(model?.minor ?? 100n)
+          if (sent.has(key)) expectRedelivery(key, fields, result.outcome)
           else if (model === undefined) assert.strictEqual(result.outcome, "unmatched")
           else if (model.status === "PENDING") assert.strictEqual(result.outcome, "processed")
           else assert.strictEqual(result.outcome, "rejected")
-          if (!sent.has(key)) transferOutcome(kind, op.ref, result.outcome)
-          sent.add(key)
-          bodies.push(body)
+          if (!sent.has(key)) {
+            transferOutcome(kind, op.ref, result.outcome)
+            sent.set(key, fields)
+          }
+          bodies.push({ body, key, fields })
           break
         }
         case "link":

@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { MAX_JSON_DEPTH, parseJsonExact } from "@payments-gaming/domain/banking"
-import { JsonNumber } from "@payments-gaming/domain/money"
+import { JsonNumber, MAX_NUMBER_EXPONENT, MAX_NUMBER_LENGTH } from "@payments-gaming/domain/money"
 import { BigDecimal, Option, Result } from "effect"
 import fc from "fast-check"
 
@@ -107,6 +107,33 @@ describe("parseJsonExact", () => {
       // Brackets inside strings are text, not nesting.
       assert.isTrue(Result.isSuccess(parseJsonExact(encode(`{"a":"${"[".repeat(1_000)}","n":${number}}`))))
     }
+  })
+
+  it("refuses a number past the length or exponent bound, wherever it is, and reads one at the bound", () => {
+    const atLength = `-${"9".repeat(MAX_NUMBER_LENGTH - 4)}.00`
+    assert.strictEqual(atLength.length, MAX_NUMBER_LENGTH)
+    assert.deepStrictEqual(numbersOf(parsed(`{"a":${atLength}}`)), [atLength])
+    assert.deepStrictEqual(numbersOf(parsed(`[1e${MAX_NUMBER_EXPONENT}, 1E-${MAX_NUMBER_EXPONENT}]`)), [
+      `1e${MAX_NUMBER_EXPONENT}`,
+      `1E-${MAX_NUMBER_EXPONENT}`
+    ])
+    const tooLong = `a number may have at most ${MAX_NUMBER_LENGTH} characters`
+    const tooLarge = `a number's exponent may be at most ${MAX_NUMBER_EXPONENT} in magnitude`
+    for (const [number, reason] of [
+      [`${atLength}0`, tooLong],
+      ["1".repeat(100_000), tooLong],
+      [`0.${"0".repeat(100_000)}1`, tooLong],
+      [`1e${MAX_NUMBER_EXPONENT + 1}`, tooLarge],
+      ["1e999999999", tooLarge],
+      ["-2.5E-999999999", tooLarge],
+      [`1e+${"9".repeat(40)}`, tooLarge]
+    ] as const) {
+      for (const body of [number, `{"data":{"amount":${number}}}`, `[1, "x", {"n":[${number}]}]`]) {
+        assert.deepStrictEqual(parseJsonExact(encode(body)), Result.fail(reason), body.slice(0, 40))
+      }
+    }
+    // Inside a string it is text, not a number.
+    assert.deepStrictEqual(parsed(`{"a":"1e999999999"}`), { a: "1e999999999" })
   })
 
   it("reads a bare number as a JsonNumber on both paths", () => {

@@ -1,6 +1,6 @@
 import { createHmac } from "node:crypto"
 import { assert, describe, layer } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Layer, Logger } from "effect"
 import { SqlClient } from "effect/sql"
 import { request, TEST_ENV, TestServer, tokenFor } from "../support/TestServer.ts"
 import { credit, type Json, transferEvent, unique } from "./fixtures.ts"
@@ -18,6 +18,18 @@ const deliver = (payload: Json | string, signature?: string | null) => {
     headers: { "content-type": "application/json", ...(sig === null ? {} : { "x-provider-signature": sig }) }
   })
 }
+
+const logLines: Array<{ readonly level: string; readonly text: string }> = []
+const capture = Logger.make<unknown, void>(({ message, logLevel }) => {
+  logLines.push({ level: logLevel, text: JSON.stringify(message) })
+})
+
+/** The value of `webhook_conflicts_total` for `kind` on /metrics; 0 before the first conflict. */
+const conflictCount = (kind: string) =>
+  Effect.map(request("/metrics"), (response) => {
+    const line = response.text.split("\n").find((text) => text.startsWith(`webhook_conflicts_total{kind="${kind}"}`))
+    return line === undefined ? 0 : Number(line.split(" ").at(-1))
+  })
 
 const admin = tokenFor("ops", ["admin"])
 const link = (accountNumber: string, userId: string, currency = "NGN") =>
@@ -45,7 +57,10 @@ const countEvents = (reference: string) =>
   )
 
 describe("core-banking webhook over HTTP", () => {
-  layer(TestServer(), { timeout: "120 seconds", excludeTestServices: true })((it) => {
+  layer(TestServer().pipe(Layer.provide(Logger.layer([capture]))), {
+    timeout: "120 seconds",
+    excludeTestServices: true
+  })((it) => {
     it.effect("a signed credit credits settled_amount and answers the reduced envelope; a redelivery is a no-op", () =>
       Effect.gen(function* () {
         const { userId, accountNumber } = yield* newAccount
@@ -58,6 +73,59 @@ describe("core-banking webhook over HTTP", () => {
         assert.strictEqual(again.status, 200)
         assert.strictEqual(ngn(yield* wallet(userId)), "4950.50")
       })
+    )
+
+    it.effect(
+      "the same reference with another amount is 200, kept as a conflict, logged, counted, never credited",
+      () =>
+        Effect.gen(function* () {
+          const sql = yield* SqlClient.SqlClient
+          const { userId, accountNumber } = yield* newAccount
+          const reference = unique("VA")
+          const original = credit({ reference, accountNumber, amount: "1500.00", fee: "0", settled: "1500.00" })
+          assert.strictEqual((yield* deliver(original)).status, 200)
+          assert.strictEqual(ngn(yield* wallet(userId)), "1500.00")
+          const before = yield* conflictCount("virtualaccount.credit")
+
+          const body = JSON.stringify(
+            credit({ reference, accountNumber, amount: "9500.00", fee: "0", settled: "9500.00" })
+          )
+          const signature = hmac(CURRENT_SECRET, body)
+          const answer = yield* deliver(body, signature)
+          assert.strictEqual(answer.status, 200)
+          assert.deepStrictEqual(answer.json, { status: 200, message: "Webhook processed successfully", data: "OK" })
+
+          const rows = yield* sql<{
+            id: string
+            outcome: string
+            raw_body: Uint8Array
+            signature: string
+            reason: string
+          }>`
+          SELECT id::text AS id, outcome, raw_body, signature, reason FROM webhook_events
+          WHERE reference = ${reference} ORDER BY received_at, id`
+          assert.deepStrictEqual(rows.map((row) => row.outcome).sort(), ["conflict", "processed"])
+          const first = rows.find((row) => row.outcome === "processed")!
+          const conflict = rows.find((row) => row.outcome === "conflict")!
+          assert.strictEqual(Buffer.from(conflict.raw_body).toString("utf8"), body)
+          assert.strictEqual(conflict.signature, signature)
+          assert.include(conflict.reason, first.id)
+          assert.strictEqual(ngn(yield* wallet(userId)), "1500.00")
+
+          const warnings = logLines.filter((line) => line.level === "Warn" && line.text.includes(reference))
+          assert.strictEqual(warnings.length, 1, JSON.stringify(logLines))
+          const warning = warnings[0]!.text
+          for (const needle of ["1500", "9500", first.id, conflict.id]) assert.include(warning, needle)
+          assert.notInclude(warning, signature)
+          assert.notInclude(warning, CURRENT_SECRET)
+          assert.strictEqual(yield* conflictCount("virtualaccount.credit"), before + 1)
+
+          // An identical redelivery of the original stays a no-op: nothing stored, logged or counted.
+          assert.strictEqual((yield* deliver(original)).status, 200)
+          assert.strictEqual(yield* countEvents(reference), 2)
+          assert.strictEqual(yield* conflictCount("virtualaccount.credit"), before + 1)
+          assert.strictEqual(ngn(yield* wallet(userId)), "1500.00")
+        })
     )
 
     it.effect("50 concurrent identical deliveries credit once", () =>

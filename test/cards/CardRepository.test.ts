@@ -72,7 +72,7 @@ describe("CardRepository on PostgreSQL", () => {
           brand: "AMEX",
           createdAt: DateTime.makeUnsafe("2026-06-15T10:20:31Z")
         })
-        assert.strictEqual(amex.maskedNumber, "3782 82** **** 0005")
+        assert.strictEqual(amex.maskedNumber, "3782 **** **** 0005")
         assert.deepStrictEqual(yield* repository.listByUser("insert-user" as UserId, { limit: 50, offset: 0 }), [
           visa,
           amex
@@ -82,7 +82,7 @@ describe("CardRepository on PostgreSQL", () => {
             first_digits AS "firstDigits", fingerprint FROM cards WHERE user_id = 'insert-user' ORDER BY created_at, id`
         assert.deepStrictEqual(
           rows.map((row) => row.firstDigits),
-          ["42424242", "378282"]
+          ["42424242", "3782"]
         )
         assert.strictEqual(rows[0]?.fingerprint, yield* fingerprinter.fingerprint(Redacted.make("4242424242424242")))
       })
@@ -205,17 +205,20 @@ describe("CardRepository on PostgreSQL", () => {
       Effect.gen(function* () {
         const sql = yield* SqlClient.SqlClient
         yield* sql`INSERT INTO card_holders (user_id) VALUES ('check-user') ON CONFLICT DO NOTHING`
-        const attempt = (firstDigits: string, last4: string, name: string) =>
+        const attempt = (firstDigits: string, last4: string, name: string, brand = "VISA") =>
           Effect.flip(sql`INSERT INTO cards (user_id, brand, first_digits, last4, fingerprint, cardholder_name,
               expiry_month, expiry_year, created_at)
-            VALUES ('check-user', 'VISA', ${firstDigits}, ${last4}, ${"a".repeat(64)}, ${name}, 1, 2030, now())`)
-        for (const [firstDigits, last4, name] of [
-          ["4242424242424242", "4242", "Ada Obi"],
-          ["42424242", "4242424242424242", "Ada Obi"],
-          ["42424242", "4242", "Ada 4242424242424242"]
+            VALUES ('check-user', ${brand}, ${firstDigits}, ${last4}, ${"a".repeat(64)}, ${name}, 1, 2030, now())`)
+        for (const [firstDigits, last4, name, brand] of [
+          ["4242424242424242", "4242", "Ada Obi", "VISA"],
+          ["42424242", "4242424242424242", "Ada Obi", "VISA"],
+          ["42424242", "4242", "Ada 4242424242424242", "VISA"],
+          // More leading digits than any mask shows: 6 (the old short-number prefix), or 8 of an AMEX.
+          ["424242", "4242", "Ada Obi", "VISA"],
+          ["37828224", "0005", "Ada Obi", "AMEX"]
         ] as const) {
-          const error = yield* attempt(firstDigits, last4, name)
-          assert.strictEqual(error.reason._tag, "ConstraintError")
+          const error = yield* attempt(firstDigits, last4, name, brand)
+          assert.strictEqual(error.reason._tag, "ConstraintError", `${brand} ${firstDigits}`)
         }
       })
     )

@@ -51,7 +51,7 @@ describe("HmacCardFingerprinter", () => {
       const missing = yield* Effect.flip(fingerprintWith(fromEnv({}), "4242424242424242"))
       assert.include(String(missing), "CARD_FINGERPRINT_KEY")
       const short = yield* Effect.flip(fingerprintWith(fromEnv({ CARD_FINGERPRINT_KEY: "short-secret" }), "1"))
-      assert.include(String(short), `at least ${HmacCardFingerprinter.MIN_KEY_LENGTH} characters`)
+      assert.include(String(short), `at least ${HmacCardFingerprinter.MIN_KEY_LENGTH} bytes`)
       assert.notInclude(String(short), "short-secret")
     })
   )

@@ -24,9 +24,12 @@ const PUBLISHED: Array<[string, string, string, string]> = [
   ["4111111111111111", "VISA", "4111 1111 **** 1111", "123"],
   ["5555555555554444", "MASTERCARD", "5555 5555 **** 4444", "123"],
   ["2223003122003222", "MASTERCARD", "2223 0031 **** 3222", "123"],
-  ["378282246310005", "AMEX", "3782 82** **** 0005", "1234"],
+  ["378282246310005", "AMEX", "3782 **** **** 0005", "1234"],
   ["6011111111111117", "DISCOVER", "6011 1111 **** 1117", "123"],
-  ["5061460410120223210", "VERVE", "5061 4604 **** 3210", "123"]
+  ["5061460410120223210", "VERVE", "5061 4604 **** 3210", "123"],
+  // Shorter than 16 digits: both middle groups hidden (CONTRACT §3).
+  ["30569309025904", "DINERS", "3056 **** **** 5904", "123"],
+  ["501800000009", "MAESTRO", "5018 **** **** 0009", "123"]
 ]
 
 describe("cards over HTTP", () => {
@@ -37,6 +40,7 @@ describe("cards over HTTP", () => {
     it.effect("each published test number gets its brand, the mask and the exact spec response", () =>
       Effect.gen(function* () {
         const token = yield* tokenFor(unique("holder"))
+        const maskById: Record<string, string> = {}
         for (const [number, brand, masked, cvv] of PUBLISHED) {
           const before = Math.floor(Date.now() / 1000)
           const response = yield* request("/v1/user/cards", { method: "POST", token, body: card(number, { cvv }) })
@@ -58,6 +62,7 @@ describe("cards over HTTP", () => {
           assert.match(data.cardId, /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/)
           assert.strictEqual(data.brand, brand, number)
           assert.strictEqual(data.maskedNumber, masked, number)
+          maskById[data.cardId] = masked
           assert.strictEqual(data.last4, number.slice(-4))
           assert.strictEqual(data.expiryMonth, 12)
           assert.strictEqual(data.expiryYear, year + 2)
@@ -65,8 +70,17 @@ describe("cards over HTTP", () => {
           assert.approximately(Date.parse(data.createdAt) / 1000, before, 5)
           assert.notInclude(response.text, number)
         }
+        // The list answers the same mask for each card (cards added within one second list by id).
         const listed = yield* request("/v1/user/cards", { token })
-        assert.strictEqual(listed.json.data.length, PUBLISHED.length)
+        assert.deepStrictEqual(
+          Object.fromEntries(
+            listed.json.data.map((listedCard: { cardId: string; maskedNumber: string }) => [
+              listedCard.cardId,
+              listedCard.maskedNumber
+            ])
+          ),
+          maskById
+        )
       })
     )
 

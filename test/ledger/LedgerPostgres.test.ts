@@ -1,10 +1,13 @@
 import { assert, describe, layer } from "@effect/vitest"
 import { Account, Ledger, Movements } from "@payments-gaming/domain/ledger"
+import { Money } from "@payments-gaming/domain/money"
 import { BigDecimal, Effect, Exit, Layer, Option, Result } from "effect"
 import { SqlClient } from "effect/sql"
 import * as BankingPostgres from "../../packages/adapters/src/postgres/BankingPostgres.ts"
 import { TestDatabase as BankingDatabase } from "../support/TestDatabase.ts"
 import { deposit, freshUser, ledgerContract } from "./ledgerContract.ts"
+
+const dec = BigDecimal.fromStringUnsafe
 
 const Live = BankingPostgres.layerLedger.pipe(Layer.provideMerge(BankingDatabase))
 
@@ -21,7 +24,7 @@ describe("Ledger on PostgreSQL", () => {
         const rows = yield* sql<{ account_id: string; unit: string; amount_minor: bigint }>`
           SELECT p.account_id, p.unit, p.amount_minor FROM ledger_postings p
           JOIN ledger_transactions t ON t.id = p.transaction_id
-          WHERE t.idempotency_key = ${`dep-${user}`} ORDER BY p.id`
+          WHERE t.idempotency_key = ${Movements.depositKey(`dep-${user}`)} ORDER BY p.id`
         assert.deepStrictEqual(
           rows.map((row) => [row.account_id, row.unit, row.amount_minor]),
           [
@@ -33,8 +36,58 @@ describe("Ledger on PostgreSQL", () => {
           sql`UPDATE ledger_postings SET amount_minor = 1 WHERE account_id = ${`user:${user}:cash:NGN`}`
         )
         assert.isTrue(Exit.isFailure(update))
-        const remove = yield* Effect.exit(sql`DELETE FROM ledger_transactions WHERE idempotency_key = ${`dep-${user}`}`)
+        const remove = yield* Effect.exit(
+          sql`DELETE FROM ledger_transactions WHERE idempotency_key = ${Movements.depositKey(`dep-${user}`)}`
+        )
         assert.isTrue(Exit.isFailure(remove))
+      })
+    )
+
+    it.effect("refuses TRUNCATE of the append-only tables, directly or by cascade, and keeps every row", () =>
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        const ledger = yield* Ledger
+        const user = freshUser()
+        yield* ledger.post(deposit(`dep-${user}`, user, "3"))
+        const count = (table: "ledger_transactions" | "ledger_postings") =>
+          Effect.map(sql<{ n: string }>`SELECT count(*)::text AS n FROM ${sql(table)}`, (rows) => Number(rows[0]?.n))
+        const before = [yield* count("ledger_transactions"), yield* count("ledger_postings")]
+        assert.isAbove(before[0]!, 0)
+        for (const statement of [
+          sql`TRUNCATE ledger_postings`,
+          sql`TRUNCATE ledger_transactions, ledger_postings`,
+          sql`TRUNCATE ledger_transactions CASCADE`,
+          sql`TRUNCATE ledger_accounts CASCADE`
+        ]) {
+          const refused = yield* Effect.exit(statement)
+          assert.isTrue(Exit.isFailure(refused))
+          assert.include(String(refused), "immutable")
+        }
+        assert.deepStrictEqual([yield* count("ledger_transactions"), yield* count("ledger_postings")], before)
+      })
+    )
+
+    it.effect("stores the keys of the longest reference on every movement", () =>
+      Effect.gen(function* () {
+        const ledger = yield* Ledger
+        const user = freshUser()
+        // A 256-character reference, as banking's Reference allows: each key is longer than 256.
+        const reference = (label: string) => `${label}-${user}-`.padEnd(256, "x")
+        const credit = deposit(reference("C"), user, "30")
+        assert.isAbove(credit.key.length, 256)
+        assert.isTrue((yield* ledger.post(credit)).created)
+        for (const [label, finish] of [
+          ["S", Movements.settle],
+          ["F", Movements.returnHold]
+        ] as const) {
+          const options = { reference: reference(label), userId: user, currency: "NGN" as const, amount: dec("10") }
+          assert.isTrue((yield* ledger.post(Result.getOrThrow(Movements.hold(options)))).created)
+          const last = Result.getOrThrow(finish(options))
+          assert.isAbove(last.key.length, 256)
+          assert.isTrue((yield* ledger.post(last)).created)
+          assert.isTrue(Option.isSome(yield* ledger.find(last.key)))
+        }
+        assert.strictEqual(Money.format(yield* ledger.balance(Account.userCash(user, "NGN"))), "20.00")
       })
     )
 

@@ -1,4 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
+import { MAX_REFERENCE_LENGTH } from "@payments-gaming/domain/banking"
 import { Account, LedgerTransaction, Movements } from "@payments-gaming/domain/ledger"
 import { BigDecimal, Result } from "effect"
 
@@ -143,10 +144,45 @@ describe("LedgerTransaction.make", () => {
       back.postings.map((p) => p.account.id),
       ["system:transfers-in-flight:NGN", "user:u1:cash:NGN"]
     )
+    const credit = Result.getOrThrow(
+      Movements.deposit({ reference: "VA1", userId: "u1", currency: "NGN", amount: dec("25") })
+    )
+    assert.strictEqual(credit.key, "virtualaccount.credit:VA1")
     assert.isTrue(Result.isFailure(Movements.coinPrize({ key: "spin-1", userId: "u1", coins: 0n })))
     assert.strictEqual(
       Result.getOrThrow(Movements.coinPrize({ key: "spin-1", userId: "u1", coins: 20n })).kind,
       "prize"
     )
+  })
+})
+
+describe("ledger keys", () => {
+  it("every movement of the longest reference banking accepts builds, and a longer key is refused", () => {
+    const reference = "r".repeat(MAX_REFERENCE_LENGTH)
+    const options = { reference, userId: "u1", currency: "NGN" as const, amount: dec("1") }
+    const built = [
+      Movements.deposit(options),
+      Movements.hold(options),
+      Movements.settle(options),
+      Movements.returnHold(options)
+    ].map(Result.getOrThrow)
+    assert.deepStrictEqual(
+      built.map((transaction) => transaction.key),
+      [
+        Movements.depositKey(reference),
+        Movements.holdKey(reference),
+        Movements.settleKey(reference),
+        Movements.returnKey(reference)
+      ]
+    )
+    for (const { key } of built) assert.isAtMost(key.length, LedgerTransaction.MAX_KEY_LENGTH)
+    const postings = [
+      { account: Account.providerSettlement("NGN"), amount: dec("-1") },
+      { account: Account.userCash("u1", "NGN"), amount: dec("1") }
+    ]
+    const at = (length: number) => LedgerTransaction.make({ key: "k".repeat(length), kind: "deposit", postings })
+    assert.isTrue(Result.isSuccess(at(LedgerTransaction.MAX_KEY_LENGTH)))
+    assert.isTrue(Result.isFailure(at(LedgerTransaction.MAX_KEY_LENGTH + 1)))
+    assert.isTrue(Result.isFailure(at(0)))
   })
 })

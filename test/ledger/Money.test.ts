@@ -6,6 +6,8 @@ import {
   ExactDecimalAmount,
   isCurrency,
   JsonNumber,
+  MAX_NUMBER_EXPONENT,
+  MAX_NUMBER_LENGTH,
   Money,
   parseDecimal
 } from "@payments-gaming/domain/money"
@@ -103,7 +105,23 @@ describe("DecimalAmount", () => {
   })
 
   it("refuses what is not a decimal number", () => {
-    for (const bad of ["", "abc", "1e5", "1,000.00", " 5", "+5", "5.", ".5", true, null, [], {}]) {
+    const tooLong = "1".repeat(MAX_NUMBER_LENGTH + 1)
+    for (const bad of [
+      "",
+      "abc",
+      "1e5",
+      "1,000.00",
+      " 5",
+      "+5",
+      "5.",
+      ".5",
+      true,
+      null,
+      [],
+      {},
+      tooLong,
+      "9".repeat(100_000)
+    ]) {
       assert.throws(() => decode(bad), undefined, undefined, JSON.stringify(bad))
     }
   })
@@ -132,6 +150,30 @@ describe("ExactDecimalAmount", () => {
     assert.strictEqual(BigDecimal.format(decode(new JsonNumber("1e3"))), "1000")
     assert.strictEqual(BigDecimal.format(decode("1500.50")), "1500.5")
     assert.strictEqual(BigDecimal.format(decode(1500.5)), "1500.5")
+  })
+
+  it("refuses a literal past the length or exponent bound before reading it, and takes one at the bound", () => {
+    const atLength = `1${"0".repeat(MAX_NUMBER_LENGTH - 4)}.00`
+    assert.strictEqual(atLength.length, MAX_NUMBER_LENGTH)
+    assert.isTrue(BigDecimal.equals(decode(new JsonNumber(atLength)), BigDecimal.make(10n ** 60n, 0)))
+    assert.isTrue(BigDecimal.equals(decode(atLength), BigDecimal.make(10n ** 60n, 0)))
+    assert.isTrue(BigDecimal.equals(decode(new JsonNumber(`1e${MAX_NUMBER_EXPONENT}`)), BigDecimal.make(1n, -64)))
+    assert.isTrue(BigDecimal.equals(decode(new JsonNumber(`25E-${MAX_NUMBER_EXPONENT}`)), BigDecimal.make(25n, 64)))
+    for (const source of [
+      `${atLength}0`,
+      "1".repeat(100_000),
+      `0.${"1".repeat(100_000)}`,
+      `1e${MAX_NUMBER_EXPONENT + 1}`,
+      "1e999999999",
+      "1E-999999999",
+      "1e+9007199254740993"
+    ]) {
+      const result = Schema.decodeUnknownResult(ExactDecimalAmount)(new JsonNumber(source))
+      assert.isTrue(Result.isFailure(result), source.slice(0, 30))
+      assert.match(String(Result.isFailure(result) ? result.failure : ""), /at most/, source.slice(0, 30))
+    }
+    assert.isTrue(Option.isNone(parseDecimal("1".repeat(MAX_NUMBER_LENGTH + 1))))
+    assert.isTrue(Result.isFailure(Schema.decodeUnknownResult(ExactDecimalAmount)("1".repeat(100_000))))
   })
 
   it("reports one issue per bad value", () => {

@@ -10,8 +10,9 @@ let counter = 0
 /** A user id no other test touches, so tests can share one database. */
 export const freshUser = (label = "u") => `${label}-${Date.now().toString(36)}-${counter++}`
 
-export const deposit = (key: string, userId: string, amount: string, currency: "NGN" | "USD" = "NGN") =>
-  Result.getOrThrow(Movements.deposit({ key, userId, currency, amount: dec(amount) }))
+/** A credit of `reference`, posted under `Movements.depositKey(reference)`. */
+export const deposit = (reference: string, userId: string, amount: string, currency: "NGN" | "USD" = "NGN") =>
+  Result.getOrThrow(Movements.deposit({ reference, userId, currency, amount: dec(amount) }))
 
 const formatted = (money: Money.Money) => Money.format(money)
 
@@ -34,7 +35,7 @@ export const ledgerContract = (it: It) => {
         ]
       )
       assert.strictEqual(formatted(yield* ledger.balance(Account.userCash(user, "NGN"))), "100.50")
-      const found = yield* ledger.find(`dep-${user}`)
+      const found = yield* ledger.find(Movements.depositKey(`dep-${user}`))
       assert.isTrue(Option.isSome(found))
       assert.strictEqual(Option.getOrThrow(found).kind, "deposit")
     })
@@ -103,7 +104,7 @@ export const ledgerContract = (it: It) => {
         )
       )
       assert.isTrue(Exit.isFailure(outer))
-      assert.isTrue(Option.isNone(yield* ledger.find(`dep-${user}`)))
+      assert.isTrue(Option.isNone(yield* ledger.find(Movements.depositKey(`dep-${user}`))))
       assert.strictEqual(formatted(yield* ledger.balance(Account.userCash(user, "NGN"))), "0.00")
     })
   )

@@ -43,7 +43,8 @@ const uuid = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a
 /**
  * Webhook events on PostgreSQL. `store` is one INSERT … ON CONFLICT (kind, reference) DO NOTHING:
  * of any number of concurrent deliveries of one event, in any number of processes, exactly one
- * inserts; the others wait for it on the unique index and then read it back as a duplicate.
+ * inserts; the others wait for it on the unique index and then read it back as a duplicate. The
+ * index is partial (migration 0010): `conflict` rows share their key with that one event.
  */
 export const layer = Layer.effect(
   WebhookInbox,
@@ -59,7 +60,7 @@ export const layer = Layer.effect(
       const inserted = yield* decodeIds(
         yield* sql`INSERT INTO webhook_events (kind, reference, dedup_key, raw_body, signature, received_at)
           VALUES (${event.kind}, ${event.reference}, ${event.dedupKey}, ${event.rawBody}, ${event.signature}, ${event.receivedAt})
-          ON CONFLICT (kind, reference) DO NOTHING
+          ON CONFLICT (kind, reference) WHERE outcome <> 'conflict' DO NOTHING
           RETURNING id`
       )
       const stored = inserted[0]
@@ -79,9 +80,22 @@ export const layer = Layer.effect(
         return { _tag: "Stored" as const, event: created }
       }
       const existing = yield* first(
-        yield* sql`SELECT * FROM webhook_events WHERE kind = ${event.kind} AND reference = ${event.reference}`
+        yield* sql`SELECT * FROM webhook_events
+          WHERE kind = ${event.kind} AND reference = ${event.reference} AND outcome <> 'conflict'`
       )
       return { _tag: "Duplicate" as const, event: Option.getOrThrow(existing) }
+    }, Effect.orDie)
+
+    const storeConflict = Effect.fnUntraced(function* (event: NewWebhookEvent, reason: string, processedAt: Date) {
+      const [stored] = yield* decodeIds(
+        yield* sql`INSERT INTO webhook_events
+            (kind, reference, dedup_key, raw_body, signature, received_at, outcome, reason, processed_at)
+          VALUES (${event.kind}, ${event.reference}, ${event.dedupKey}, ${event.rawBody}, ${event.signature},
+            ${event.receivedAt}, 'conflict', ${reason}, ${processedAt})
+          RETURNING id`
+      )
+      const created: WebhookEvent = { id: stored!.id, ...event, outcome: "conflict", reason, processedAt }
+      return created
     }, Effect.orDie)
 
     const find = Effect.fnUntraced(function* (id: string) {
@@ -109,7 +123,7 @@ export const layer = Layer.effect(
 
     const markOutcome = Effect.fnUntraced(function* (
       id: string,
-      outcome: Exclude<Outcome, "received">,
+      outcome: Exclude<Outcome, "received" | "conflict">,
       reason: string | null,
       processedAt: Date
     ) {
@@ -117,6 +131,6 @@ export const layer = Layer.effect(
         WHERE id = ${id}::uuid`
     }, Effect.orDie)
 
-    return WebhookInbox.of({ store, find, findForUpdate, list, markOutcome })
+    return WebhookInbox.of({ store, storeConflict, find, findForUpdate, list, markOutcome })
   })
 )

@@ -1,4 +1,4 @@
-import { BigDecimal, Clock, Context, Effect, Layer, Result } from "effect"
+import { BigDecimal, Clock, Context, Effect, Layer, Metric, Result } from "effect"
 import {
   type InsufficientFunds,
   type InvalidTransaction,
@@ -18,6 +18,7 @@ import {
 } from "./Errors.ts"
 import type {
   LinkVirtualAccountRequest,
+  NewWebhookEvent,
   Outcome,
   ReceiveResult,
   RecordTransferRequest,
@@ -31,6 +32,7 @@ import type {
 } from "./Model.ts"
 import { Transfers } from "./Transfers.ts"
 import { VirtualAccounts } from "./VirtualAccounts.ts"
+import { type FieldDifference, webhookAmount, webhookDifferences } from "./WebhookConflict.ts"
 import { type DecodedWebhook, readWebhook } from "./WebhookDecoder.ts"
 import { WebhookInbox } from "./WebhookInbox.ts"
 import { creditAccountNumber, decideCredit, decideTransfer } from "./WebhookRules.ts"
@@ -47,8 +49,10 @@ export class BankingService extends Context.Service<
   {
     /**
      * Takes a verified delivery: unreadable bodies are dead-lettered and fail with
-     * `MalformedWebhook`; anything else is stored and applied in one unit of work, and a
-     * redelivery of a stored event changes nothing (`outcome: "duplicate"`).
+     * `MalformedWebhook`; anything else is stored and applied in one unit of work. A redelivery
+     * of a stored event changes nothing: when it agrees with the event on the money-relevant
+     * fields it is not stored (`outcome: "duplicate"`); when it does not, it is stored as a
+     * `conflict` event, logged at warning level and counted in `webhook_conflicts_total`.
      */
     receive(input: ReceiveInput): Effect.Effect<ReceiveResult, MalformedWebhook>
     /** Runs a stored `unmatched` or `rejected` event again; any other event is left as it is. */
@@ -76,7 +80,26 @@ export class BankingService extends Context.Service<
   > = Layer.effect(this, makeBankingService())
 }
 
-type Applied = { readonly outcome: Exclude<Outcome, "received">; readonly reason: string | null }
+type Applied = { readonly outcome: Exclude<Outcome, "received" | "conflict">; readonly reason: string | null }
+
+/** Redeliveries that disagree with the stored event of their (kind, reference), by kind. */
+const webhookConflicts = Metric.counter("webhook_conflicts_total", {
+  description: "Webhook redeliveries whose money-relevant fields differ from the stored event, by kind",
+  incremental: true
+})
+
+/** What `receive` did, and what a conflict's log line needs once the unit of work has committed. */
+interface Received {
+  readonly result: ReceiveResult
+  readonly conflict: {
+    readonly storedEventId: string
+    readonly storedAmount: string | null
+    readonly differences: ReadonlyArray<FieldDifference>
+  } | null
+}
+
+const describeDifferences = (differences: ReadonlyArray<FieldDifference>) =>
+  differences.map(({ field, stored, received }) => `${field} ${stored} -> ${received}`).join(", ")
 
 export const toVirtualAccountView = (account: VirtualAccount): VirtualAccountView => ({
   accountNumber: account.accountNumber,
@@ -125,7 +148,7 @@ function makeBankingService() {
       if (decision._tag === "Reject") return { outcome: "rejected", reason: decision.reason }
       if (decision._tag === "Unmatched") return { outcome: "unmatched", reason: decision.reason }
       const { userId, currency, amount } = decision.action
-      const transaction = yield* built(Movements.deposit({ key: event.dedupKey, userId, currency, amount }))
+      const transaction = yield* built(Movements.deposit({ reference: event.reference, userId, currency, amount }))
       const posted = yield* postCredit(transaction)
       return { outcome: "processed", reason: posted.created ? null : "already credited" }
     })
@@ -165,6 +188,37 @@ function makeBankingService() {
       }
     }
 
+    // Run inside the delivery's unit of work.
+    const storeAndApply = Effect.fnUntraced(function* (
+      event: DecodedWebhook,
+      incoming: NewWebhookEvent
+    ): Effect.fn.Return<Received> {
+      const stored = yield* inbox.store(incoming)
+      const base = { eventId: stored.event.id, kind: event.kind, reference: event.reference }
+      if (stored._tag === "Stored") {
+        const applied = yield* apply(event)
+        yield* inbox.markOutcome(stored.event.id, applied.outcome, applied.reason, yield* now)
+        return { result: { ...base, ...applied }, conflict: null }
+      }
+      // The stored body decoded when it was stored; if it no longer does, agreement cannot be
+      // shown, so the redelivery is kept for an operator rather than dropped.
+      const before = readWebhook(stored.event.rawBody)
+      const differences = Result.isSuccess(before)
+        ? webhookDifferences(before.success, event)
+        : [{ field: "body", stored: "no longer decodes", received: "decodes" }]
+      if (differences.length === 0) return { result: { ...base, outcome: "duplicate", reason: null }, conflict: null }
+      const reason = `differs from event ${stored.event.id}: ${describeDifferences(differences)}`
+      const kept = yield* inbox.storeConflict(incoming, reason, yield* now)
+      return {
+        result: { ...base, eventId: kept.id, outcome: "conflict", reason },
+        conflict: {
+          storedEventId: stored.event.id,
+          storedAmount: Result.isSuccess(before) ? webhookAmount(before.success) : null,
+          differences
+        }
+      }
+    })
+
     // Untraced, like the other entry points on the hot paths of issue 8's benchmark (credits, spins,
     // wheel views, card registrations): a traced Effect.fn made each statement under it dearer, 15%
     // of a credit's CPU in-process (docs/benchmarks.md). The HTTP request and each SQL statement
@@ -182,23 +236,36 @@ function makeBankingService() {
         return yield* new MalformedWebhook({ message, issues, deadLetterId: letter.id })
       }
       const event = read.success
-      return yield* unitOfWork.transaction(
-        Effect.gen(function* () {
-          const stored = yield* inbox.store({
-            kind: event.kind,
-            reference: event.reference,
-            dedupKey: event.dedupKey,
-            rawBody: input.rawBody,
-            signature: input.signature,
-            receivedAt: input.receivedAt
-          })
-          const base = { eventId: stored.event.id, kind: event.kind, reference: event.reference }
-          if (stored._tag === "Duplicate") return { ...base, outcome: "duplicate" as const, reason: null }
-          const applied = yield* apply(event)
-          yield* inbox.markOutcome(stored.event.id, applied.outcome, applied.reason, yield* now)
-          return { ...base, ...applied }
+      const outcome = yield* unitOfWork.transaction(
+        storeAndApply(event, {
+          kind: event.kind,
+          reference: event.reference,
+          dedupKey: event.dedupKey,
+          rawBody: input.rawBody,
+          signature: input.signature,
+          receivedAt: input.receivedAt
         })
       )
+      // After the commit, so a rolled-back delivery is neither logged nor counted as a conflict.
+      if (outcome.conflict !== null) {
+        const { storedEventId, storedAmount, differences } = outcome.conflict
+        yield* Metric.update(Metric.withAttributes(webhookConflicts, { kind: event.kind }), 1)
+        yield* Effect.logWarning(
+          `Conflicting webhook redelivery: ${event.kind} ${event.reference} was stored as event ` +
+            `${storedEventId} with amount ${storedAmount ?? "(none)"}, redelivered with amount ` +
+            `${webhookAmount(event) ?? "(none)"}; kept as event ${outcome.result.eventId}, nothing applied`,
+          {
+            eventId: outcome.result.eventId,
+            storedEventId,
+            kind: event.kind,
+            reference: event.reference,
+            storedAmount,
+            receivedAmount: webhookAmount(event),
+            differences: differences.map((difference) => difference.field)
+          }
+        )
+      }
+      return outcome.result
     })
 
     const replay = Effect.fn("BankingService.replay")((eventId: string) =>
@@ -210,6 +277,8 @@ function makeBankingService() {
           }
           const event = found.value
           const base = { eventId: event.id, kind: event.kind, reference: event.reference }
+          // Only these two wait on a cause an operator can fix; `conflict` in particular never
+          // applies: its (kind, reference) belongs to the first event.
           if (event.outcome !== "unmatched" && event.outcome !== "rejected") {
             return { ...base, replayed: false, outcome: event.outcome, reason: event.reason }
           }

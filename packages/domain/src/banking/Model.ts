@@ -7,9 +7,11 @@ export type EventKind = typeof EventKind.Type
 
 /**
  * What became of a stored event. `received` exists only inside the transaction that stores it:
- * the same transaction replaces it with the final outcome before committing.
+ * the same transaction replaces it with the final outcome before committing. `conflict` is a
+ * redelivery of a stored event's (kind, reference) whose money-relevant fields differ from it
+ * (WebhookConflict.ts): kept for an operator to see, never applied and never replayable.
  */
-export const Outcome = Schema.Literals(["received", "processed", "ignored", "rejected", "unmatched"])
+export const Outcome = Schema.Literals(["received", "processed", "ignored", "rejected", "unmatched", "conflict"])
 export type Outcome = typeof Outcome.Type
 
 /** Outcomes an operator can replay after fixing the cause. */
@@ -18,8 +20,11 @@ export type ReplayableOutcome = typeof ReplayableOutcome.Type
 
 export const UserId = Schema.String.check(Schema.isBetweenLength(1, 128))
 
+/** Longest reference taken; Movements turns one into ledger keys that still fit the ledger's bound. */
+export const MAX_REFERENCE_LENGTH = 256
+
 /** A provider reference (webhook `data.reference`, outbound transfer reference). */
-export const Reference = Schema.String.check(Schema.isBetweenLength(1, 256))
+export const Reference = Schema.String.check(Schema.isBetweenLength(1, MAX_REFERENCE_LENGTH))
 
 /** A virtual account number as the provider writes it (NUBAN digits, or an alphanumeric id). */
 export const AccountNumber = Schema.String.check(
@@ -120,12 +125,15 @@ export const WalletView = Schema.Struct({
 })
 export type WalletView = typeof WalletView.Type
 
-/** What `receive` did with a delivery; `duplicate` for a redelivery of a stored event. */
+/**
+ * What `receive` did with a delivery; `duplicate` for a redelivery of a stored event that agrees
+ * with it (nothing stored), `conflict` for one that does not (stored as its own `conflict` event).
+ */
 export const ReceiveResult = Schema.Struct({
   eventId: Schema.String,
   kind: EventKind,
   reference: Schema.String,
-  outcome: Schema.Literals(["processed", "ignored", "rejected", "unmatched", "duplicate"]),
+  outcome: Schema.Literals(["processed", "ignored", "rejected", "unmatched", "duplicate", "conflict"]),
   reason: Schema.NullOr(Schema.String)
 })
 export type ReceiveResult = typeof ReceiveResult.Type

@@ -23,7 +23,10 @@ export type DecodedWebhook =
       readonly payload: IgnoredPayload
     }
 
-/** Deduplication key of an event: its kind and the provider's reference. Also its ledger key. */
+/**
+ * Deduplication key of an event: its kind and the provider's reference. A credit's ledger key is the
+ * same text, from `Movements.depositKey`.
+ */
 export const dedupKey = (kind: EventKind, reference: string) => `${kind}:${reference}`
 
 const formatter = SchemaIssue.makeFormatterStandardSchemaV1()

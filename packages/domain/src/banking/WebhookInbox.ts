@@ -9,17 +9,23 @@ export type StoreResult =
 /**
  * Every verified, decodable webhook, kept with its raw body so it can be replayed. Uniqueness of
  * (kind, reference) is the store's job (a unique constraint), not a check-then-insert, so
- * concurrent deliveries from any number of processes store one event.
+ * concurrent deliveries from any number of processes store one event. `conflict` events stand
+ * outside that uniqueness: any number may be kept beside the one event of their key.
  */
 export class WebhookInbox extends Context.Service<
   WebhookInbox,
   {
-    /** Stores the event with outcome `received`, or reports the one already stored under its key. */
+    /**
+     * Stores the event with outcome `received`, or reports the one already stored under its key
+     * (never a `conflict` event).
+     */
     store(event: NewWebhookEvent): Effect.Effect<StoreResult>
+    /** Stores a redelivery that disagrees with the event of its key, final as `conflict`. */
+    storeConflict(event: NewWebhookEvent, reason: string, processedAt: Date): Effect.Effect<WebhookEvent>
     find(id: string): Effect.Effect<Option.Option<WebhookEvent>>
     /** As `find`, and holds the event against concurrent replays until the unit of work ends. */
     findForUpdate(id: string): Effect.Effect<Option.Option<WebhookEvent>>
-    /** Oldest first. */
+    /** Oldest first; `outcome: "conflict"` lists the conflicting redeliveries. */
     list(filter: {
       readonly outcome?: Outcome | undefined
       readonly limit: number
@@ -27,7 +33,7 @@ export class WebhookInbox extends Context.Service<
     }): Effect.Effect<ReadonlyArray<WebhookEvent>>
     markOutcome(
       id: string,
-      outcome: Exclude<Outcome, "received">,
+      outcome: Exclude<Outcome, "received" | "conflict">,
       reason: string | null,
       processedAt: Date
     ): Effect.Effect<void>

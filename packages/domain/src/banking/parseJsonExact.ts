@@ -1,5 +1,5 @@
 import { Result } from "effect"
-import { JsonNumber } from "../money/index.ts"
+import { JsonNumber, MAX_NUMBER_LENGTH, numberOutOfBounds } from "../money/index.ts"
 
 // Every JavaScript runtime has TextDecoder; declared here because the domain compiles without DOM
 // or Node typings.
@@ -27,17 +27,21 @@ interface Scan {
   readonly numbersFitDoubles: boolean
   /** The deepest nesting of arrays and objects. */
   readonly depth: number
+  /** Why the first number past `MAX_NUMBER_LENGTH` or `MAX_NUMBER_EXPONENT` is refused, if one is. */
+  readonly numberTooBig: string | undefined
 }
 
 /**
- * One pass over `text`, outside strings: whether `JSON.parse`'s doubles would lose nothing, and how
- * deep the nesting goes. Invalid JSON may give any answer; the parse that follows refuses it.
+ * One pass over `text`, outside strings: whether `JSON.parse`'s doubles would lose nothing, how
+ * deep the nesting goes, and whether a number is too long or too large to read at all. Invalid JSON
+ * may give any answer; the parse that follows refuses it.
  */
 const scan = (text: string): Scan => {
   const length = text.length
   let numbersFitDoubles = true
   let depth = 0
   let deepest = 0
+  let numberTooBig: string | undefined
   for (let at = 0; at < length; at++) {
     const code = text.charCodeAt(at)
     if (code === 0x22 /* " */) {
@@ -53,18 +57,24 @@ const scan = (text: string): Scan => {
     } else if (code === 0x5d /* ] */ || code === 0x7d /* } */) {
       depth--
     } else if (code === 0x2d /* - */ || (code >= 0x30 && code <= 0x39)) {
+      const start = at
       let digits = 0
+      let exponent = false
       for (; at < length; at++) {
         const inner = text.charCodeAt(at)
         if (inner >= 0x30 && inner <= 0x39) digits++
-        else if (inner === 0x65 /* e */ || inner === 0x45 /* E */) numbersFitDoubles = false
+        else if (inner === 0x65 /* e */ || inner === 0x45 /* E */) exponent = true
         else if (inner !== 0x2e /* . */ && inner !== 0x2d && inner !== 0x2b /* + */) break
       }
-      if (digits > DOUBLE_SAFE_DIGITS) numbersFitDoubles = false
+      if (exponent || digits > DOUBLE_SAFE_DIGITS) {
+        numbersFitDoubles = false
+        // Only such a token can break a bound; the slice is then at most one past the length bound.
+        numberTooBig ??= numberOutOfBounds(text.slice(start, Math.min(at, start + MAX_NUMBER_LENGTH + 1)))
+      }
       at--
     }
   }
-  return { numbersFitDoubles, depth: deepest }
+  return { numbersFitDoubles, depth: deepest, numberTooBig }
 }
 
 /**
@@ -122,8 +132,11 @@ export const parseJsonExact = (bytes: Uint8Array): Result.Result<unknown, string
   } catch {
     return Result.fail("the body is not valid UTF-8")
   }
-  const { numbersFitDoubles, depth } = scan(text)
+  const { numbersFitDoubles, depth, numberTooBig } = scan(text)
   if (depth > MAX_JSON_DEPTH) return Result.fail(`the body nests deeper than ${MAX_JSON_DEPTH} levels`)
+  // Before any parse: reading a 100,000-digit number, or carrying `1e999999999` to where its
+  // scale is used, costs time a provider's payload never needs.
+  if (numberTooBig !== undefined) return Result.fail(numberTooBig)
   try {
     // Valid JSON can only spell NUL as an escape: a body without one cannot hold it, and takes the
     // fast path when its numbers allow.

@@ -49,6 +49,16 @@ export const layerMemoryWebhookInbox = Layer.effect(
             return { _tag: "Stored" as const, event }
           })
         ),
+      storeConflict: (input, reason, processedAt) =>
+        db.atomically(
+          Effect.sync(() => {
+            sequence += 1
+            // Not indexed by key: the key keeps naming the first event.
+            const event: WebhookEvent = { id: uuidFrom(sequence), ...input, outcome: "conflict", reason, processedAt }
+            events.set(event.id, { event, sequence })
+            return event
+          })
+        ),
       find,
       findForUpdate: find,
       list: ({ outcome, limit, offset }) =>

@@ -7,7 +7,7 @@ import type { Card, CardBrand, CardFingerprint, CardId, CardPage } from "./Model
 export interface CardToStore {
   readonly cardholderName: string
   readonly brand: CardBrand
-  /** The first 6 digits, or the first 8 for numbers of 16 digits or more (see `Mask.ts`). */
+  /** The first 8 digits for numbers of 16 digits or more, else the first 4: what the mask shows (`Mask.ts`). */
   readonly firstDigits: string
   readonly last4: string
   readonly fingerprint: CardFingerprint

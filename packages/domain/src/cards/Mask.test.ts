@@ -1,23 +1,27 @@
 import { assert, describe, it } from "@effect/vitest"
 import fc from "fast-check"
-import { lastFour, maskCardNumber, maskFromStored, storedPrefix, storedPrefixLength } from "./Mask.ts"
+import { lastFour, maskCardNumber, maskFromStored, storedPrefix, visiblePrefixLength } from "./Mask.ts"
 
 describe("Mask", () => {
   it("masks per CONTRACT §3 at every length", () => {
     assert.strictEqual(maskCardNumber("5399831234561237"), "5399 8312 **** 1237")
-    assert.strictEqual(maskCardNumber("378282246310005"), "3782 82** **** 0005")
     assert.strictEqual(maskCardNumber("5061460410120223210"), "5061 4604 **** 3210")
-    assert.strictEqual(maskCardNumber("501800000009"), "5018 00** **** 0009")
-    assert.strictEqual(maskCardNumber("30569309025904"), "3056 93** **** 5904")
+    // Shorter than 16 digits: both middle groups hidden.
+    assert.strictEqual(maskCardNumber("378282246310005"), "3782 **** **** 0005")
+    assert.strictEqual(maskCardNumber("371449635398431"), "3714 **** **** 8431")
+    assert.strictEqual(maskCardNumber("501800000009"), "5018 **** **** 0009")
+    assert.strictEqual(maskCardNumber("30569309025904"), "3056 **** **** 5904")
   })
 
-  it("stores the first 8 digits from 16 digits up, the first 6 below", () => {
-    assert.strictEqual(storedPrefixLength(12), 6)
-    assert.strictEqual(storedPrefixLength(15), 6)
-    assert.strictEqual(storedPrefixLength(16), 8)
-    assert.strictEqual(storedPrefixLength(19), 8)
-    assert.strictEqual(storedPrefix("378282246310005"), "378282")
+  it("shows and stores the first 8 digits from 16 digits up, the first 4 below", () => {
+    assert.strictEqual(visiblePrefixLength(12), 4)
+    assert.strictEqual(visiblePrefixLength(15), 4)
+    assert.strictEqual(visiblePrefixLength(16), 8)
+    assert.strictEqual(visiblePrefixLength(19), 8)
+    assert.strictEqual(storedPrefix("378282246310005"), "3782")
+    assert.strictEqual(storedPrefix("501800000009"), "5018")
     assert.strictEqual(storedPrefix("4242424242424242"), "42424242")
+    assert.strictEqual(storedPrefix("5061460410120223210"), "50614604")
     assert.strictEqual(lastFour("4242424242424242"), "4242")
   })
 
@@ -33,10 +37,16 @@ describe("Mask", () => {
           assert.strictEqual(groups[2], "****")
           const shown = mask.replace(/[^0-9]/g, "")
           assert.strictEqual(shown, storedPrefix(digits) + lastFour(digits))
-          assert.isAtLeast(digits.length - shown.length, 2)
+          assert.strictEqual(shown.length, digits.length >= 16 ? 12 : 8)
+          // At least 4 digits hidden at every length: no number is shown nearly whole.
+          assert.isAtLeast(digits.length - shown.length, 4)
           assert.isFalse(mask.replace(/ /g, "").includes(digits))
         }
       )
     )
+  })
+
+  it("a prefix stored under the old rule (6 digits, short numbers) is shown as its first 4 only", () => {
+    assert.strictEqual(maskFromStored("378282", "0005"), "3782 **** **** 0005")
   })
 })

@@ -49,9 +49,18 @@ const invalid = (key: string, message: string) => Result.fail(new InvalidTransac
 export const postingMinorUnits = (posting: Posting): bigint =>
   Result.getOrThrow(Money.toMinorUnits(Money.make(posting.account.unit, posting.amount)))
 
+/**
+ * Longest idempotency key, as `ledger_transactions_key_length` checks it (migration 0008). Room for
+ * the longest reference (256 characters) behind the longest prefix Movements gives it; a test
+ * builds every reference-derived key at that length.
+ */
+export const MAX_KEY_LENGTH = 512
+
 export const make = (input: LedgerTransactionInput): Result.Result<LedgerTransaction, InvalidTransaction> => {
   const key = input.key
-  if (key.length === 0 || key.length > 256) return invalid(key, "the idempotency key must have 1 to 256 characters")
+  if (key.length === 0 || key.length > MAX_KEY_LENGTH) {
+    return invalid(key, `the idempotency key must have 1 to ${MAX_KEY_LENGTH} characters`)
+  }
   if (input.postings.length < 2) return invalid(key, "a transaction needs at least two postings")
   const sums = new Map<Unit, bigint>()
   for (const posting of input.postings) {

@@ -6,24 +6,31 @@ import * as LedgerTransaction from "./LedgerTransaction.ts"
 
 type Built = Result.Result<LedgerTransaction.LedgerTransaction, InvalidTransaction>
 
-/** Money the provider collected for us lands in the user's cash wallet. */
+/*
+ * How a provider reference becomes a ledger key: here and nowhere else. A reference may be 256
+ * characters long (banking's `Reference`), and every key below must still fit `MAX_KEY_LENGTH`
+ * (test/ledger/LedgerTransaction.test.ts builds each at that length). The deposit key is also the
+ * credit event's dedup key (`dedupKey` in WebhookDecoder.ts), as it has been since the first credit.
+ */
+export const depositKey = (reference: string) => `virtualaccount.credit:${reference}`
+export const holdKey = (reference: string) => `transfer:${reference}:hold`
+export const settleKey = (reference: string) => `transfer:${reference}:settle`
+export const returnKey = (reference: string) => `transfer:${reference}:return`
+
+/** Money the provider collected for us lands in the user's cash wallet; `reference` is the credit's. */
 export const deposit = (options: {
-  readonly key: string
+  readonly reference: string
   readonly userId: string
   readonly currency: Currency
   readonly amount: BigDecimal.BigDecimal
 }): Built =>
   LedgerTransaction.transfer({
-    key: options.key,
+    key: depositKey(options.reference),
     kind: "deposit",
     from: Account.providerSettlement(options.currency),
     to: Account.userCash(options.userId, options.currency),
     amount: options.amount
   })
-
-export const holdKey = (reference: string) => `transfer:${reference}:hold`
-export const settleKey = (reference: string) => `transfer:${reference}:settle`
-export const returnKey = (reference: string) => `transfer:${reference}:return`
 
 /**
  * First phase of an outbound transfer: the amount leaves the wallet for the in-flight account, so

@@ -14,9 +14,41 @@ export class JsonNumber {
 
 const decimalPattern = /^-?\d+(\.\d+)?$/
 
-/** Parses plain decimal text ("2500", "-0.50"); no exponent, no "+", no blanks, not empty. */
+/**
+ * Longest numeric literal read, sign, point and exponent included. Money needs about 25 characters
+ * (a bigint of minor units and its scale); a 100,000-digit literal only costs time to read.
+ */
+export const MAX_NUMBER_LENGTH = 64
+
+/**
+ * Largest exponent magnitude read. `1e999999999` is eleven characters, but comparing it or
+ * converting it to minor units computes 10^999999999 (BigDecimal aligns scales with a bigint power
+ * of ten): a bound on the length alone does not bound the work.
+ */
+export const MAX_NUMBER_EXPONENT = 64
+
+/**
+ * Why a numeric literal is refused before it is parsed, or undefined when it is within both bounds.
+ * O(1) past the length check: the exponent read is at most `MAX_NUMBER_LENGTH` characters. Says
+ * nothing of whether the text is a number; the parse that follows decides that.
+ */
+export const numberOutOfBounds = (text: string): string | undefined => {
+  if (text.length > MAX_NUMBER_LENGTH) return `a number may have at most ${MAX_NUMBER_LENGTH} characters`
+  const marker = text.search(/[eE]/)
+  if (marker === -1) return undefined
+  // Number() reads "+5", "-0007" and "5"; anything else is NaN, refused here and invalid anyway.
+  const exponent = Number(text.slice(marker + 1))
+  return Math.abs(exponent) <= MAX_NUMBER_EXPONENT
+    ? undefined
+    : `a number's exponent may be at most ${MAX_NUMBER_EXPONENT} in magnitude`
+}
+
+/**
+ * Parses plain decimal text ("2500", "-0.50"); no exponent, no "+", no blanks, not empty, at most
+ * `MAX_NUMBER_LENGTH` characters.
+ */
 export const parseDecimal = (text: string): Option.Option<BigDecimal.BigDecimal> =>
-  decimalPattern.test(text) ? BigDecimal.fromString(text) : Option.none()
+  text.length <= MAX_NUMBER_LENGTH && decimalPattern.test(text) ? BigDecimal.fromString(text) : Option.none()
 
 /**
  * A plain `number` is read through its shortest round-trip text (`String(n)`): exactly what the
@@ -26,6 +58,7 @@ export const parseDecimal = (text: string): Option.Option<BigDecimal.BigDecimal>
 const fromNumber = (n: number) => BigDecimal.fromNumber(n)
 
 const DecimalText = Schema.String.check(
+  Schema.isMaxLength(MAX_NUMBER_LENGTH),
   Schema.isPattern(decimalPattern, { expected: "a decimal number such as 2500.00" })
 )
 
@@ -58,6 +91,12 @@ export const ExactDecimalAmount = AmountInput.pipe(
     Schema.BigDecimal,
     SchemaTransformation.transformEffect({
       decode: (input, options) => {
+        // The bounds first: the source text came straight from the body, unread.
+        const text = typeof input === "number" ? undefined : typeof input === "string" ? input : input.source
+        const tooBig = text === undefined ? undefined : numberOutOfBounds(text)
+        if (tooBig !== undefined) {
+          return Effect.fail(new SchemaIssue.InvalidValue({ message: tooBig }, input, options))
+        }
         const parsed =
           typeof input === "number"
             ? fromNumber(input)

@@ -7,6 +7,9 @@ import trivia from "./0004_trivia.ts"
 import pushDeliveries from "./0005_push_deliveries.ts"
 import wheel from "./0006_wheel.ts"
 import ledgerSystemBalances from "./0007_ledger_system_balances.ts"
+import ledgerGuards from "./0008_ledger_guards.ts"
+import cardDigits from "./0009_card_digits.ts"
+import webhookConflicts from "./0010_webhook_conflicts.ts"
 
 /**
  * Every migration, keyed `<id>_<name>`. Statically imported (not read from a folder) so the set is
@@ -19,5 +22,8 @@ export const migrations: Record<string, Effect.Effect<unknown, unknown, SqlClien
   "0004_trivia": trivia,
   "0005_push_deliveries": pushDeliveries,
   "0006_wheel": wheel,
-  "0007_ledger_system_balances": ledgerSystemBalances
+  "0007_ledger_system_balances": ledgerSystemBalances,
+  "0008_ledger_guards": ledgerGuards,
+  "0009_card_digits": cardDigits,
+  "0010_webhook_conflicts": webhookConflicts
 }
