@@ -4,8 +4,8 @@ import * as Jose from "jose"
 /** Fixed secrets given to the service and the reference server; a real deployment never sees these. */
 export const SECRETS = {
   AUTH_JWT_SECRET: "bench-only-jwt-secret-0123456789abcdef-0123456789",
-  INTERNAL_API_KEY: "bench-only-internal-key",
-  WEBHOOK_SECRETS: "bench-webhook-secret-current,bench-webhook-secret-previous",
+  INTERNAL_API_KEY: "bench-only-internal-key-0123456789",
+  WEBHOOK_SECRETS: "bench-webhook-secret-current-0123456789,bench-webhook-secret-previous-0123456789",
   CARD_FINGERPRINT_KEY: "bench-only-card-fingerprint-key-0123456789"
 }
 

@@ -68,7 +68,8 @@ export const startService = (options: {
       RATE_LIMIT_PER_IP: "1000000000",
       RATE_LIMIT_PER_USER: "1000000000",
       DATA_DIR: options.dataDir,
-      ...(options.databaseUrl === undefined ? {} : { DATABASE_URL: options.databaseUrl })
+      // Production refuses the embedded database unless it is asked for on purpose.
+      ...(options.databaseUrl === undefined ? { EMBEDDED_DATABASE: "allow" } : { DATABASE_URL: options.databaseUrl })
     },
     "/readyz",
     [...startFlags(), ...(options.nodeArgs ?? [])],

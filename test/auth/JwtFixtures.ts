@@ -1,8 +1,8 @@
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
-import { Effect, Option, Redacted } from "effect"
+import { Duration, Effect, Option, Redacted } from "effect"
 import * as Jose from "jose"
-import type { JwtSettings } from "../../packages/adapters/src/auth/JwtConfig.ts"
+import { DEFAULT_MAX_TOKEN_TTL, type JwtSettings } from "../../packages/adapters/src/auth/JwtConfig.ts"
 
 export const SECRET = "auth-test-secret-of-at-least-32-bytes!"
 
@@ -11,13 +11,16 @@ export interface SettingsInput {
   readonly jwksUrl?: URL
   readonly issuer?: string
   readonly audience?: string
+  /** AUTH_MAX_TOKEN_TTL; its default (24 hours) when left out. */
+  readonly maxTokenTtl?: Duration.Input
 }
 
 export const settingsOf = (input: SettingsInput): JwtSettings => ({
   secret: Option.map(Option.fromUndefinedOr(input.secret), Redacted.make),
   jwksUrl: Option.fromUndefinedOr(input.jwksUrl),
   issuer: Option.fromUndefinedOr(input.issuer),
-  audience: Option.fromUndefinedOr(input.audience)
+  audience: Option.fromUndefinedOr(input.audience),
+  maxTokenTtl: input.maxTokenTtl === undefined ? DEFAULT_MAX_TOKEN_TTL : Duration.fromInputUnsafe(input.maxTokenTtl)
 })
 
 export const nowSeconds = () => Math.floor(Date.now() / 1000)
@@ -29,6 +32,8 @@ export interface SignOptions {
   readonly sub?: string
   /** Seconds since the epoch; `null` leaves `exp` out. */
   readonly exp?: number | null
+  /** Seconds since the epoch; now by default, `null` leaves `iat` out. */
+  readonly iat?: number | null
   readonly issuer?: string
   readonly audience?: string
   readonly header?: Jose.JWTHeaderParameters
@@ -37,9 +42,10 @@ export interface SignOptions {
 /** A token signed by jose itself, with the claims a test asks for and a one-hour expiry by default. */
 export const sign = (key: Uint8Array | Jose.CryptoKey, options: SignOptions = {}) =>
   Effect.promise(() => {
-    let builder = new Jose.SignJWT(options.claims ?? { roles: [] })
-      .setProtectedHeader(options.header ?? { alg: "HS256", typ: "JWT" })
-      .setIssuedAt()
+    let builder = new Jose.SignJWT(options.claims ?? { roles: [] }).setProtectedHeader(
+      options.header ?? { alg: "HS256", typ: "JWT" }
+    )
+    if (options.iat !== null) builder = builder.setIssuedAt(options.iat ?? nowSeconds())
     if (options.sub !== undefined) builder = builder.setSubject(options.sub)
     if (options.exp !== null) builder = builder.setExpirationTime(options.exp ?? nowSeconds() + 3600)
     if (options.issuer !== undefined) builder = builder.setIssuer(options.issuer)

@@ -1,3 +1,4 @@
+import { createHmac } from "node:crypto"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Redacted } from "effect"
 import * as Jose from "jose"
@@ -153,6 +154,78 @@ describe("JwtVerifier with an HS256 secret", () => {
   )
 })
 
+describe("JwtVerifier: typ header and lifetime (HS256)", () => {
+  it.effect("typ JWT or at+jwt in any case, with or without application/, or no typ, is accepted", () =>
+    Effect.gen(function* () {
+      for (const typ of ["JWT", "jwt", "at+jwt", "AT+JWT", "application/at+jwt", undefined]) {
+        const header = typ === undefined ? { alg: "HS256" } : { alg: "HS256", typ }
+        const principal = yield* verifyWith({ secret: SECRET }, yield* hs256({ header }))
+        assert.strictEqual(principal.userId, "user-1", `typ ${typ}`)
+      }
+    })
+  )
+
+  it.effect("any other typ is refused, though the signature is good", () =>
+    Effect.gen(function* () {
+      for (const typ of ["dpop+jwt", "logout+jwt", "JWS", "jwt ", "application/json", ""]) {
+        const error = yield* refusal({ secret: SECRET }, yield* hs256({ header: { alg: "HS256", typ } }))
+        assert.strictEqual(error.reason, "unexpected typ header", `typ ${JSON.stringify(typ)}`)
+      }
+      // A typ that is not even a string is a refusal too, never a crash.
+      for (const typ of [5, null, ["JWT"], { JWT: true }]) {
+        const header = base64url({ alg: "HS256", typ })
+        const payload = base64url({ sub: "user-1", exp: nowSeconds() + 3600 })
+        const signature = createHmac("sha256", SECRET).update(`${header}.${payload}`).digest("base64url")
+        const error = yield* refusal({ secret: SECRET }, `${header}.${payload}.${signature}`)
+        assert.strictEqual(error.reason, "unexpected typ header", `typ ${JSON.stringify(typ)}`)
+      }
+    })
+  )
+
+  it.effect("exp exactly AUTH_MAX_TOKEN_TTL after iat is accepted, a second more is refused", () =>
+    Effect.gen(function* () {
+      const iat = nowSeconds()
+      const day = 24 * 3600
+      assert.strictEqual(
+        (yield* verifyWith({ secret: SECRET }, yield* hs256({ iat, exp: iat + day }))).userId,
+        "user-1"
+      )
+      const error = yield* refusal({ secret: SECRET }, yield* hs256({ iat, exp: iat + day + 1 }))
+      assert.strictEqual(error.reason, "token lifetime exceeds AUTH_MAX_TOKEN_TTL")
+      // An old token's exp may already be near: its whole lifetime still counts.
+      yield* refusal({ secret: SECRET }, yield* hs256({ iat: iat - 3 * day, exp: iat + 60 }))
+    })
+  )
+
+  it.effect("without iat, exp may be at most AUTH_MAX_TOKEN_TTL from now (30 s skew allowed)", () =>
+    Effect.gen(function* () {
+      const day = 24 * 3600
+      const within = yield* hs256({ iat: null, exp: nowSeconds() + day })
+      assert.strictEqual((yield* verifyWith({ secret: SECRET }, within)).userId, "user-1")
+      const years = yield* refusal({ secret: SECRET }, yield* hs256({ iat: null, exp: nowSeconds() + 5 * 365 * day }))
+      assert.strictEqual(years.reason, "token expiry beyond AUTH_MAX_TOKEN_TTL")
+      yield* refusal({ secret: SECRET }, yield* hs256({ iat: null, exp: nowSeconds() + day + 120 }))
+    })
+  )
+
+  it.effect("an iat in the future does not stretch a token's life", () =>
+    Effect.gen(function* () {
+      const later = nowSeconds() + 30 * 24 * 3600
+      const error = yield* refusal({ secret: SECRET }, yield* hs256({ iat: later, exp: later + 3600 }))
+      assert.strictEqual(error.reason, "token expiry beyond AUTH_MAX_TOKEN_TTL")
+    })
+  )
+
+  it.effect("a configured AUTH_MAX_TOKEN_TTL is the limit", () =>
+    Effect.gen(function* () {
+      const settings: SettingsInput = { secret: SECRET, maxTokenTtl: "15 minutes" }
+      const iat = nowSeconds()
+      assert.strictEqual((yield* verifyWith(settings, yield* hs256({ iat, exp: iat + 900 }))).userId, "user-1")
+      yield* refusal(settings, yield* hs256({ iat, exp: iat + 3600 }))
+    })
+  )
+})
+
 describe("JwtVerifier with a JWKS", () => {
   it.effect("RS256 and ES256 tokens from the key set verify", () =>
     Effect.gen(function* () {
@@ -215,6 +288,30 @@ describe("JwtVerifier with a JWKS", () => {
         header: { alg: "RS256", kid: "rsa-1" }
       })
       yield* refusal({ jwksUrl: jwks.url }, rs)
+    })
+  )
+  it.effect("a JWKS token with a foreign typ or too long a lifetime is refused", () =>
+    Effect.gen(function* () {
+      const jwks = yield* jwksServer
+      const rs = (options: SignOptions) =>
+        sign(jwks.rsa.privateKey, { sub: "rs-user", header: { alg: "RS256", kid: "rsa-1", typ: "at+jwt" }, ...options })
+      assert.strictEqual((yield* verifyWith({ jwksUrl: jwks.url }, yield* rs({}))).userId, "rs-user")
+      const typed = yield* refusal(
+        { jwksUrl: jwks.url },
+        yield* rs({ header: { alg: "RS256", kid: "rsa-1", typ: "dpop+jwt" } })
+      )
+      assert.strictEqual(typed.reason, "unexpected typ header")
+      const iat = nowSeconds()
+      const long = yield* refusal({ jwksUrl: jwks.url }, yield* rs({ iat, exp: iat + 365 * 24 * 3600 }))
+      assert.strictEqual(long.reason, "token lifetime exceeds AUTH_MAX_TOKEN_TTL")
+      const es = yield* sign(jwks.ec.privateKey, {
+        sub: "es-user",
+        iat: null,
+        exp: nowSeconds() + 2 * 3600,
+        header: { alg: "ES256", kid: "ec-1" }
+      })
+      assert.strictEqual((yield* verifyWith({ jwksUrl: jwks.url }, es)).userId, "es-user")
+      yield* refusal({ jwksUrl: jwks.url, maxTokenTtl: "1 hour" }, es)
     })
   )
 })

@@ -2,18 +2,22 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { assert, describe, it } from "@effect/vitest"
-import { Config, ConfigProvider, Effect, Layer, Option, Redacted } from "effect"
+import { Config, ConfigProvider, Duration, Effect, Layer, Option, Redacted } from "effect"
 import { jwtSettings } from "../../packages/adapters/src/auth/JwtConfig.ts"
 import * as DevSecrets from "../../packages/adapters/src/config/DevSecrets.ts"
+import { UnsafeConfiguration } from "../../packages/adapters/src/config/ProductionConfig.ts"
 
 const SECRETS = ["AUTH_JWT_SECRET", "INTERNAL_API_KEY", "WEBHOOK_SECRETS", "CARD_FINGERPRINT_KEY"] as const
 
 const ALL_SET = {
   AUTH_JWT_SECRET: "configured-jwt-secret-of-at-least-32-bytes",
-  INTERNAL_API_KEY: "configured-internal-key",
-  WEBHOOK_SECRETS: "configured-webhook-a,configured-webhook-b",
-  CARD_FINGERPRINT_KEY: "configured-card-key"
+  INTERNAL_API_KEY: "configured-internal-key-of-at-least-32-bytes",
+  WEBHOOK_SECRETS: "configured-webhook-a-of-at-least-32-bytes,configured-webhook-b-of-at-least-32-bytes",
+  CARD_FINGERPRINT_KEY: "configured-card-key-of-at-least-32-bytes"
 }
+
+/** A production environment that passes every check: the secrets and a database URL. */
+const PRODUCTION = { NODE_ENV: "production", DATABASE_URL: "postgres://postgres@db.test:5432/app", ...ALL_SET }
 
 /** A temporary DATA_DIR, removed with the scope. */
 const tempDataDir = Effect.acquireRelease(
@@ -116,60 +120,158 @@ describe("DevSecrets outside production", () => {
 })
 
 describe("DevSecrets in production", () => {
-  it.effect("with nothing set, fails with MissingConfiguration naming every missing variable", () =>
+  /** The refusal for `env` (a production environment), failing the test if it was accepted. */
+  const refusal = (env: Record<string, string>) =>
     Effect.gen(function* () {
       const dir = yield* tempDataDir
-      const error = yield* readSecrets({ NODE_ENV: "production", DATA_DIR: dir }).pipe(Effect.flip)
-      assert.strictEqual(error._tag, "MissingConfiguration")
-      assert.instanceOf(error, DevSecrets.MissingConfiguration)
-      for (const name of SECRETS) assert.include(error.message, name)
+      const error = yield* readSecrets({ DATA_DIR: dir, ...env }).pipe(Effect.flip)
       assert.deepStrictEqual(readdirSync(dir), [], "nothing is generated in production")
+      assert.instanceOf(error, UnsafeConfiguration)
+      return error as UnsafeConfiguration
+    })
+
+  it.effect("with nothing set, one error names every missing variable and the missing DATABASE_URL", () =>
+    Effect.gen(function* () {
+      const error = yield* refusal({ NODE_ENV: "production" })
+      assert.strictEqual(error._tag, "UnsafeConfiguration")
+      assert.deepStrictEqual(
+        [...error.problems],
+        [
+          "AUTH_JWT_SECRET, INTERNAL_API_KEY, WEBHOOK_SECRETS, CARD_FINGERPRINT_KEY are not set",
+          "DATABASE_URL is not set (the embedded database is unauthenticated and single-process; set EMBEDDED_DATABASE=allow to use it anyway)"
+        ]
+      )
+      assert.match(error.message, /^NODE_ENV=production refuses to start: /)
     })
   )
 
   it.effect("names only the variables that are missing, and treats blank as missing", () =>
     Effect.gen(function* () {
-      const dir = yield* tempDataDir
-      const error = yield* readSecrets({
-        NODE_ENV: "production",
-        DATA_DIR: dir,
-        AUTH_JWT_SECRET: ALL_SET.AUTH_JWT_SECRET,
-        INTERNAL_API_KEY: "   ",
-        WEBHOOK_SECRETS: ALL_SET.WEBHOOK_SECRETS
-      }).pipe(Effect.flip)
-      assert.instanceOf(error, DevSecrets.MissingConfiguration)
-      if (error instanceof DevSecrets.MissingConfiguration) {
-        assert.deepStrictEqual([...error.variables], ["INTERNAL_API_KEY", "CARD_FINGERPRINT_KEY"])
-      }
+      const { INTERNAL_API_KEY: _, CARD_FINGERPRINT_KEY: __, ...others } = PRODUCTION
+      const error = yield* refusal({ ...others, INTERNAL_API_KEY: "   " })
+      assert.deepStrictEqual([...error.problems], ["INTERNAL_API_KEY, CARD_FINGERPRINT_KEY are not set"])
     })
   )
 
-  it.effect("with AUTH_JWKS_URL set, AUTH_JWT_SECRET is not required", () =>
+  it.effect("a secret shorter than 32 UTF-8 bytes is refused, without its value", () =>
     Effect.gen(function* () {
-      const dir = yield* tempDataDir
-      const { AUTH_JWT_SECRET: _, ...others } = ALL_SET
-      const env = { NODE_ENV: "production", DATA_DIR: dir, AUTH_JWKS_URL: "https://idp.test/jwks.json", ...others }
+      for (const name of ["AUTH_JWT_SECRET", "INTERNAL_API_KEY", "CARD_FINGERPRINT_KEY", "WEBHOOK_SECRETS"]) {
+        const error = yield* refusal({ ...PRODUCTION, [name]: "short-secret" })
+        assert.deepStrictEqual([...error.problems], [`${name} is shorter than 32 bytes`])
+        assert.notInclude(error.message, "short-secret")
+      }
+      // Bytes, not characters: 16 two-byte characters are 32 bytes, 31 ASCII characters are not.
+      const accented = "é".repeat(16)
+      const values = yield* readSecrets({ ...PRODUCTION, DATA_DIR: "/nonexistent", INTERNAL_API_KEY: accented })
+      assert.strictEqual(values.INTERNAL_API_KEY, accented)
+      yield* refusal({ ...PRODUCTION, INTERNAL_API_KEY: "x".repeat(31) })
+    })
+  )
+
+  it.effect("each WEBHOOK_SECRETS entry must be 32 bytes; the weak entries are named by position", () =>
+    Effect.gen(function* () {
+      const strong = "w".repeat(32)
+      const error = yield* refusal({ ...PRODUCTION, WEBHOOK_SECRETS: `${strong},abc, ${strong} ,def` })
+      assert.deepStrictEqual([...error.problems], ["WEBHOOK_SECRETS (entries 2, 4 of 4) is shorter than 32 bytes"])
+      assert.notInclude(error.message, strong)
+      const empty = yield* refusal({ ...PRODUCTION, WEBHOOK_SECRETS: " , " })
+      assert.deepStrictEqual([...empty.problems], ["WEBHOOK_SECRETS is not set"])
+    })
+  )
+
+  it.effect("several problems are all reported at once", () =>
+    Effect.gen(function* () {
+      const { DATABASE_URL: _, AUTH_JWT_SECRET: __, ...others } = PRODUCTION
+      const error = yield* refusal({
+        ...others,
+        AUTH_JWKS_URL: "https://idp.test/jwks.json",
+        INTERNAL_API_KEY: "12345",
+        WEBHOOK_SECRETS: "abc"
+      })
+      assert.deepStrictEqual(
+        [...error.problems],
+        [
+          "INTERNAL_API_KEY, WEBHOOK_SECRETS are shorter than 32 bytes",
+          "AUTH_JWKS_URL is set without AUTH_ISSUER and AUTH_AUDIENCE",
+          "DATABASE_URL is not set (the embedded database is unauthenticated and single-process; set EMBEDDED_DATABASE=allow to use it anyway)"
+        ]
+      )
+    })
+  )
+
+  it.effect("with AUTH_JWKS_URL, AUTH_JWT_SECRET is not required but AUTH_ISSUER and AUTH_AUDIENCE are", () =>
+    Effect.gen(function* () {
+      const { AUTH_JWT_SECRET: _, ...others } = PRODUCTION
+      const jwks = { ...others, AUTH_JWKS_URL: "https://idp.test/jwks.json" }
+      const noAudience = yield* refusal({ ...jwks, AUTH_ISSUER: "https://idp.test/" })
+      assert.deepStrictEqual([...noAudience.problems], ["AUTH_JWKS_URL is set without AUTH_AUDIENCE"])
+      const blank = yield* refusal({ ...jwks, AUTH_ISSUER: " ", AUTH_AUDIENCE: "payments-gaming" })
+      assert.deepStrictEqual([...blank.problems], ["AUTH_JWKS_URL is set without AUTH_ISSUER"])
+
+      const env = { ...jwks, AUTH_ISSUER: "https://idp.test/", AUTH_AUDIENCE: "payments-gaming", DATA_DIR: "/none" }
       const value = yield* Config.Redacted("INTERNAL_API_KEY").pipe(Effect.provide(withEnv(env)))
       assert.strictEqual(Redacted.value(value), ALL_SET.INTERNAL_API_KEY)
-
-      const missing = yield* readSecrets({
-        NODE_ENV: "production",
-        DATA_DIR: dir,
-        AUTH_JWKS_URL: "https://idp.test/jwks.json"
-      }).pipe(Effect.flip)
-      assert.instanceOf(missing, DevSecrets.MissingConfiguration)
-      assert.notInclude(missing.message, "AUTH_JWT_SECRET")
-      assert.include(missing.message, "INTERNAL_API_KEY")
-      assert.deepStrictEqual(readdirSync(dir), [])
     })
   )
 
-  it.effect("with every secret set, succeeds with the configured values and writes no file", () =>
+  it.effect("AUTH_JWT_ISSUER and AUTH_JWT_AUDIENCE are accepted as aliases; the contract's names win", () =>
+    Effect.gen(function* () {
+      const { AUTH_JWT_SECRET: _, ...others } = PRODUCTION
+      const env = {
+        ...others,
+        DATA_DIR: "/none",
+        AUTH_JWKS_URL: "https://idp.test/jwks.json",
+        AUTH_JWT_ISSUER: "https://alias.test/",
+        AUTH_JWT_AUDIENCE: "alias-audience",
+        AUTH_AUDIENCE: "payments-gaming"
+      }
+      const settings = yield* jwtSettings.pipe(Effect.provide(withEnv(env)))
+      assert.deepStrictEqual(settings.issuer, Option.some("https://alias.test/"))
+      assert.deepStrictEqual(settings.audience, Option.some("payments-gaming"))
+    })
+  )
+
+  it.effect("without DATABASE_URL, EMBEDDED_DATABASE=allow is the deliberate way to start", () =>
+    Effect.gen(function* () {
+      const { DATABASE_URL: _, ...others } = PRODUCTION
+      const error = yield* refusal({ ...others, EMBEDDED_DATABASE: "yes" })
+      assert.strictEqual(error.problems.length, 1)
+      assert.include(error.message, "EMBEDDED_DATABASE=allow")
+      const values = yield* readSecrets({ ...others, DATA_DIR: "/none", EMBEDDED_DATABASE: "allow" })
+      assert.deepStrictEqual(values, ALL_SET)
+    })
+  )
+
+  it.effect("with every secret and DATABASE_URL set, succeeds with the configured values and writes no file", () =>
     Effect.gen(function* () {
       const dir = yield* tempDataDir
-      const values = yield* readSecrets({ NODE_ENV: "production", DATA_DIR: dir, ...ALL_SET })
+      const values = yield* readSecrets({ ...PRODUCTION, DATA_DIR: dir })
       assert.deepStrictEqual(values, ALL_SET)
       assert.deepStrictEqual(readdirSync(dir), [])
+    })
+  )
+})
+
+describe("AUTH_MAX_TOKEN_TTL", () => {
+  const ttlOf = (env: Record<string, string>) =>
+    jwtSettings.pipe(
+      Effect.map((settings) => Duration.toSeconds(settings.maxTokenTtl)),
+      Effect.provide(ConfigProvider.layer(ConfigProvider.fromUnknown(env)))
+    )
+
+  it.effect("is 24 hours by default and read as an Effect duration", () =>
+    Effect.gen(function* () {
+      assert.strictEqual(yield* ttlOf({}), 24 * 3600)
+      assert.strictEqual(yield* ttlOf({ AUTH_MAX_TOKEN_TTL: "15 minutes" }), 900)
+    })
+  )
+
+  it.effect("refuses zero, a negative, an infinite or an unreadable duration", () =>
+    Effect.gen(function* () {
+      for (const value of ["0 seconds", "-1 hours", "Infinity", "a while"]) {
+        const error = yield* ttlOf({ AUTH_MAX_TOKEN_TTL: value }).pipe(Effect.flip)
+        assert.strictEqual(error._tag, "ConfigError", value)
+      }
     })
   )
 })

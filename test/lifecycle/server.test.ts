@@ -15,8 +15,8 @@ const ENVELOPE_KEYS = ["timestamp", "status", "success", "message", "data"]
 const LISTENING = /Listening on http:\/\/127\.0\.0\.1:(\d+)/
 const SECRETS = {
   AUTH_JWT_SECRET: "lifecycle-test-jwt-secret-0123456789abcdef",
-  INTERNAL_API_KEY: "lifecycle-test-internal-key",
-  WEBHOOK_SECRETS: "lifecycle-test-webhook-secret",
+  INTERNAL_API_KEY: "lifecycle-test-internal-key-0123456789",
+  WEBHOOK_SECRETS: "lifecycle-test-webhook-secret-0123456789",
   CARD_FINGERPRINT_KEY: "lifecycle-test-card-fingerprint-key-000000"
 }
 
@@ -165,7 +165,7 @@ describe("server lifecycle", () => {
       Effect.gen(function* () {
         const { port, proxy } = yield* serverBehindProxy("server-hang-", SECRETS)
         // Several idle pool connections, so the requests below wait on a query, not on opening a
-        // connection (which through the hung proxy fails after the 5 s connect timeout, as a 500).
+        // connection (which through the hung proxy fails after the 5 s connect timeout, as a 503).
         const warm = yield* Effect.all(
           Array.from({ length: 6 }, () => get(port, "/readyz")),
           { concurrency: 6 }

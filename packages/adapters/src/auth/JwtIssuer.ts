@@ -27,11 +27,14 @@ export const mint = (settings: JwtSettings, request: MintRequest) =>
       onNone: () => Effect.fail(new CannotMintToken({ message: "AUTH_JWT_SECRET is not configured" })),
       onSome: Effect.succeed
     })
+    // One clock reading for both claims: read twice, a second boundary between them would make
+    // `exp - iat` one more than asked, and a token minted at exactly AUTH_MAX_TOKEN_TTL be refused.
+    const now = Math.floor(Date.now() / 1000)
     let builder = new Jose.SignJWT({ roles: [...request.roles] })
       .setProtectedHeader({ alg: "HS256", typ: "JWT" })
       .setSubject(request.sub)
-      .setIssuedAt()
-      .setExpirationTime(`${request.ttlSeconds}s`)
+      .setIssuedAt(now)
+      .setExpirationTime(now + request.ttlSeconds)
     builder = Option.match(settings.issuer, { onNone: () => builder, onSome: (iss) => builder.setIssuer(iss) })
     builder = Option.match(settings.audience, { onNone: () => builder, onSome: (aud) => builder.setAudience(aud) })
     return yield* Effect.promise(() => builder.sign(new TextEncoder().encode(Redacted.value(secret))))

@@ -1,5 +1,5 @@
 import { InvalidToken, Principal, TokenVerifier } from "@payments-gaming/domain/auth"
-import { Effect, Layer, Option, Redacted, Schema } from "effect"
+import { Duration, Effect, Layer, Option, Redacted, Schema } from "effect"
 import * as Jose from "jose"
 import { type JwtSettings, jwtSettings } from "./JwtConfig.ts"
 
@@ -23,6 +23,32 @@ const ASYMMETRIC_ALGORITHMS = ["RS256", "ES256", "EdDSA"]
 const CLOCK_TOLERANCE_SECONDS = 30
 
 type Key = Jose.CryptoKey | Jose.JWTVerifyGetKey
+
+// RFC 7515 §4.1.9: `typ` is a media type, so it is compared case-insensitively and `application/`
+// may be left out. A token without `typ` is accepted (most identity providers omit it); one that
+// declares itself something else (`dpop+jwt`, `logout+jwt`, an ID token profile…) is not an access
+// token and is refused, so a token minted for another purpose cannot be replayed as a bearer token.
+const ACCEPTED_TYPES: ReadonlySet<string> = new Set(["jwt", "at+jwt"])
+// jose checks `typ` only when asked for one value, so here it is still whatever the header held.
+const isAcceptedType = (typ: unknown) => {
+  if (typ === undefined) return true
+  if (typeof typ !== "string") return false
+  const lower = typ.toLowerCase()
+  return ACCEPTED_TYPES.has(lower.startsWith("application/") ? lower.slice("application/".length) : lower)
+}
+
+/**
+ * Why the token's lifetime is refused, if it is: `exp` more than `maxSeconds` after `iat`, or (with
+ * or without `iat`) more than `maxSeconds` after now, the clock tolerance allowed. The second rule
+ * also stops an `iat` set in the future from stretching a token's life. jose has already checked
+ * that `exp` is present and that both are numbers.
+ */
+const lifetimeProblem = (payload: Jose.JWTPayload, maxSeconds: number): string | undefined => {
+  const exp = payload.exp as number
+  if (payload.iat !== undefined && exp - payload.iat > maxSeconds) return "token lifetime exceeds AUTH_MAX_TOKEN_TTL"
+  if (exp - Date.now() / 1000 > maxSeconds + CLOCK_TOLERANCE_SECONDS) return "token expiry beyond AUTH_MAX_TOKEN_TTL"
+  return undefined
+}
 
 const describe = (error: unknown): string => {
   if (error instanceof Jose.errors.JWTExpired) return "token expired"
@@ -62,12 +88,19 @@ export const make = (settings: JwtSettings) =>
       ...Option.match(settings.audience, { onNone: () => ({}), onSome: (audience) => ({ audience }) })
     }
 
+    const maxSeconds = Duration.toSeconds(settings.maxTokenTtl)
+
     const verify = Effect.fnUntraced(function* (token: Redacted.Redacted<string>) {
-      const { payload } = yield* Effect.tryPromise({
+      const { payload, protectedHeader } = yield* Effect.tryPromise({
         // jose's overloads differ for a key and a key-set getter; both are accepted at run time.
         try: () => Jose.jwtVerify(Redacted.value(token), key as Jose.CryptoKey, options),
         catch: (error) => new InvalidToken({ reason: describe(error) })
       })
+      if (!isAcceptedType(protectedHeader.typ)) {
+        return yield* new InvalidToken({ reason: "unexpected typ header" })
+      }
+      const lifetime = lifetimeProblem(payload, maxSeconds)
+      if (lifetime !== undefined) return yield* new InvalidToken({ reason: lifetime })
       const claims = yield* decodeClaims(payload).pipe(
         Effect.mapError(() => new InvalidToken({ reason: "claims sub or roles are invalid" }))
       )

@@ -1,9 +1,13 @@
 import { createHmac } from "node:crypto"
 import { type CardFingerprint, CardFingerprinter } from "@payments-gaming/domain/cards"
 import { Config, Effect, Layer, Redacted, Schema } from "effect"
+import { MIN_SECRET_BYTES } from "../auth/JwtConfig.ts"
 
-/** Shorter keys are refused: the key is all that stands between a fingerprint and a brute force. */
-export const MIN_KEY_LENGTH = 32
+/**
+ * Shorter keys are refused: the key is all that stands between a fingerprint and a brute force.
+ * Counted in UTF-8 bytes (the bytes HMAC is keyed with), like every secret of the service.
+ */
+export const MIN_KEY_LENGTH = MIN_SECRET_BYTES
 
 /**
  * Fingerprints card numbers with HMAC-SHA256 under `key` (its UTF-8 bytes), as lowercase hex.
@@ -26,13 +30,15 @@ export const layer = (key: Redacted.Redacted<string>): Layer.Layer<CardFingerpri
 
 const FingerprintKey = Schema.Redacted(
   Schema.String.check(
-    Schema.isMinLength(MIN_KEY_LENGTH, {
-      message: `CARD_FINGERPRINT_KEY must be at least ${MIN_KEY_LENGTH} characters long`
-    })
+    Schema.makeFilter(
+      (value) =>
+        Buffer.byteLength(value, "utf8") >= MIN_KEY_LENGTH ||
+        `CARD_FINGERPRINT_KEY must be at least ${MIN_KEY_LENGTH} bytes long`
+    )
   )
 )
 
-/** Reads the key from `CARD_FINGERPRINT_KEY` (at least {@link MIN_KEY_LENGTH} characters). */
+/** Reads the key from `CARD_FINGERPRINT_KEY` (at least {@link MIN_KEY_LENGTH} UTF-8 bytes). */
 export const layerConfig: Layer.Layer<CardFingerprinter, Config.ConfigError> = Layer.effect(
   CardFingerprinter,
   Effect.gen(function* () {

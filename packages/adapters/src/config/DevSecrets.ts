@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto"
 import { chmodSync, existsSync, linkSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs"
 import { dirname, resolve } from "node:path"
 import { Config, ConfigProvider, Effect, Layer, Option, Schema } from "effect"
+import { checkProduction } from "./ProductionConfig.ts"
 
 /** The secrets a development machine may generate for itself; production must be given each one. */
 export const GENERATED_SECRETS = [
@@ -11,14 +12,6 @@ export const GENERATED_SECRETS = [
   "CARD_FINGERPRINT_KEY"
 ] as const
 type SecretName = (typeof GENERATED_SECRETS)[number]
-
-export class MissingConfiguration extends Schema.TaggedError<MissingConfiguration>()("MissingConfiguration", {
-  variables: Schema.Array(Schema.String)
-}) {
-  override get message() {
-    return `NODE_ENV=production requires these variables, which are not set: ${this.variables.join(", ")}`
-  }
-}
 
 export class DevSecretsError extends Schema.TaggedError<DevSecretsError>()("DevSecretsError", {
   path: Schema.String,
@@ -34,6 +27,7 @@ const SecretsFile = Schema.fromJsonString(Schema.Record(Schema.String, Schema.St
 const isSet = (name: string) =>
   Config.String(name).pipe(Config.option, Config.map(Option.exists((value) => value.trim() !== "")))
 
+// 32 random bytes as base64url: 43 ASCII characters, so 43 UTF-8 bytes, above the 32-byte minimum.
 const generate = () => randomBytes(32).toString("base64url")
 
 const readSecrets = (path: string): Record<string, string> =>
@@ -87,7 +81,8 @@ const loadOrCreate = (path: string) =>
 
 /**
  * Where unset secrets come from. In production (`NODE_ENV=production`) nothing is generated: start-up
- * fails naming every missing variable. Elsewhere an unset secret is read from (or generated into)
+ * fails naming every missing or too short secret and every other unsafe setting (see
+ * ProductionConfig.productionProblems). Elsewhere an unset secret is read from (or generated into)
  * `DATA_DIR/dev-secrets.json`; a configured value always wins because the file is only a fallback.
  */
 export const layer = Layer.unwrap(
@@ -97,13 +92,7 @@ export const layer = Layer.unwrap(
       Config.map((env) => env === "production")
     )
     if (production) {
-      const jwks = yield* isSet("AUTH_JWKS_URL")
-      const required = GENERATED_SECRETS.filter((name) => !(name === "AUTH_JWT_SECRET" && jwks))
-      const missing: Array<string> = []
-      for (const name of required) {
-        if (!(yield* isSet(name))) missing.push(name)
-      }
-      if (missing.length > 0) return yield* new MissingConfiguration({ variables: missing })
+      yield* checkProduction
       return Layer.empty
     }
     const dataDir = yield* Config.String("DATA_DIR").pipe(Config.withDefault("./.data"))
