@@ -12,10 +12,14 @@ const sourceFiles = (dir: string): Array<string> =>
     return name.endsWith(".ts") && !name.endsWith(".test.ts") ? [path] : []
   })
 
+// Static imports and re-exports, and dynamic `import("…")` too: the CLI loads its commands'
+// dependencies lazily, and a lazy import must follow the same direction.
 const importsOf = (file: string) =>
-  [...readFileSync(file, "utf8").matchAll(/(?:^|\n)\s*(?:import|export)[^"']*?from\s+["']([^"']+)["']/g)].map(
-    (match) => match[1] as string
-  )
+  [
+    ...readFileSync(file, "utf8").matchAll(
+      /(?:(?:^|\n)\s*(?:import|export)[^"']*?from\s+|\bimport\(\s*)["']([^"']+)["']/g
+    )
+  ].map((match) => match[1] as string)
 
 /** Every (file, import) pair under `dir` whose import `forbidden` rejects. */
 const violations = (dir: string, forbidden: (specifier: string) => boolean) =>

@@ -13,6 +13,7 @@ import { makeFixtures } from "./makeFixtures.ts"
 import { rawAnswerProblems, rawRequest, sendRaw } from "./RawRequestCase.ts"
 import { parseResponse, trickle } from "./RawSocket.ts"
 import { type Answer, answerProblems } from "./ResponseChecks.ts"
+import { mustRefuse, payloadRoutes, schemaBodyRequest } from "./SchemaBodyCase.ts"
 import { signedWebhook, unsignedWebhook } from "./WebhookCase.ts"
 
 const seed = FuzzProfile.seed
@@ -91,6 +92,58 @@ layer(TestServer({ RATE_LIMIT_PER_IP: "0", RATE_LIMIT_PER_USER: "0" }).pipe(Laye
               `${name} never answered 2xx`
             )
           }
+        }
+      }),
+    timeout
+  )
+
+  it.effect(
+    "every route with a body, fed valid-shaped bodies from its own Schema with one hostile value, never answers 5xx",
+    () =>
+      Effect.gen(function* () {
+        const base = yield* baseUrl
+        const credentials = yield* Effect.promise(() => makeCredentials(4))
+        // The catalogue's hand-written valid bodies (its paths are not used here), by route pattern.
+        const placeholders = { liveChallengeIds: [1], endedChallengeId: 1, cardIds: ["-"], accountNumbers: ["-"] }
+        const valid = new Map(
+          endpoints(placeholders, 0, seed).flatMap((endpoint) =>
+            endpoint.bodies === undefined
+              ? []
+              : [[endpoint.name.replace(/\{(\w+)\}/g, ":$1"), endpoint.bodies] as const]
+          )
+        )
+        const routes = payloadRoutes(20, seed, valid)
+        // Read from Api.ts: the webhook and the JSON routes of every area are all here.
+        assert.isAtLeast(routes.length, 7)
+        const judge = (request: FuzzRequest, answer: Answer) => {
+          const problems = answerProblems(request, answer)
+          // NUL or invalid UTF-8 inside a string: refused on every route, whatever the URL says.
+          if (mustRefuse(request.label) && answer.status !== 400) problems.push(`expected 400, got ${answer.status}`)
+          return problems
+        }
+        const results: Array<CampaignResult> = []
+        for (const [index, route] of routes.entries()) {
+          results.push(
+            yield* Effect.promise(() =>
+              fuzz(schemaBodyRequest(route, base, credentials), {
+                runs: FuzzProfile.cases(30),
+                seed: seed + 400 + index,
+                concurrency: CONCURRENCY,
+                judge
+              })
+            )
+          )
+        }
+        const result = merge(results)
+        summary("schema-derived bodies", result)
+        assert.deepStrictEqual(result.findings.length, 0, `\n${report(result.findings)}`)
+        assert.deepStrictEqual(loggedErrors, [], "the server logged errors while answering")
+        for (const route of routes) {
+          assert.isAbove(
+            count(result, route.name, (status) => status === 400),
+            0,
+            `${route.name} never answered 400`
+          )
         }
       }),
     timeout

@@ -2,6 +2,7 @@ import { HttpApi, OpenApi } from "effect/http-api"
 import { BankingAdminApi, WalletApi } from "./banking/WalletApi.ts"
 import { WebhookApi } from "./banking/WebhookApi.ts"
 import { CardsApi } from "./cards/CardsApi.ts"
+import { BodyGuard } from "./middleware/BodyGuard.ts"
 import { SchemaErrors } from "./middleware/SchemaErrors.ts"
 import { documentCommonResponses } from "./OpenApiResponses.ts"
 import { PushApi } from "./push/PushApi.ts"
@@ -9,7 +10,10 @@ import { SystemApi } from "./system/SystemApi.ts"
 import { TriviaApi } from "./trivia/TriviaApi.ts"
 import { WheelApi } from "./wheel/WheelApi.ts"
 
-/** The HTTP contract of the service: one group per area, every decode failure shaped as a 400. */
+/**
+ * The HTTP contract of the service: one group per area, every decode failure shaped as a 400, every
+ * body guarded against NUL and invalid UTF-8 (BodyGuard, per route).
+ */
 export class Api extends HttpApi.make("payments-gaming")
   .add(SystemApi)
   .add(PushApi)
@@ -20,6 +24,8 @@ export class Api extends HttpApi.make("payments-gaming")
   .add(WheelApi)
   .add(CardsApi)
   .middleware(SchemaErrors)
+  // Added last, so it runs first: a body no field may hold is refused before authentication and decoding.
+  .middleware(BodyGuard)
   .annotate(HttpApi.PayloadParseOptions, { errors: "all" })
   .annotateMerge(
     OpenApi.annotations({

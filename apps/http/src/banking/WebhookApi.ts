@@ -4,6 +4,7 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { BadRequest, Unauthorized } from "../ApiErrors.ts"
 import { ReducedEnvelope } from "../Envelope.ts"
 import { documentWebhook } from "../OpenApiResponses.ts"
+import { ReadsRawBody } from "../RoutePolicy.ts"
 
 export class WebhookApi extends HttpApiGroup.make("webhook")
   .add(
@@ -13,15 +14,19 @@ export class WebhookApi extends HttpApiGroup.make("webhook")
       payload: Schema.Union([CreditPayload, TransferPayload, IgnoredPayload]),
       success: ReducedEnvelope(Schema.Literal("OK")),
       error: [Unauthorized, BadRequest]
-    }).annotateMerge(
-      OpenApi.annotations({
-        summary: "Core-banking provider notifications (virtual-account credits, transfer outcomes)",
-        description:
-          "X-Provider-Signature: hex HMAC-SHA256 of the raw body with one of WEBHOOK_SECRETS. Idempotent on " +
-          "(event kind, data.reference); every accepted event is stored with its outcome. Answers use the " +
-          "reduced envelope { status, message, data }.",
-        transform: documentWebhook
-      })
-    )
+    })
+      // The body guard leaves these bytes alone: the signature is checked over them first, and the
+      // banking reader then refuses (and dead-letters) invalid UTF-8 and NULs itself.
+      .annotate(ReadsRawBody, true)
+      .annotateMerge(
+        OpenApi.annotations({
+          summary: "Core-banking provider notifications (virtual-account credits, transfer outcomes)",
+          description:
+            "X-Provider-Signature: hex HMAC-SHA256 of the raw body with one of WEBHOOK_SECRETS. Idempotent on " +
+            "(event kind, data.reference); every accepted event is stored with its outcome. Answers use the " +
+            "reduced envelope { status, message, data }.",
+          transform: documentWebhook
+        })
+      )
   )
   .annotateMerge(OpenApi.annotations({ title: "Core-banking webhook" })) {}

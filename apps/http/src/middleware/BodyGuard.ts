@@ -1,48 +1,51 @@
-import { ByteSize, Effect } from "effect"
-import { HttpServerRequest, HttpServerResponse } from "effect/http"
+import { ByteSize, Effect, Layer } from "effect"
+import { HttpMethod, HttpServerRequest } from "effect/http"
+import { HttpApiMiddleware } from "effect/http-api"
+import { BadRequest, badRequest } from "../ApiErrors.ts"
+import { policyOf, ReadsRawBody } from "../RoutePolicy.ts"
 
 /** The largest request body the service reads (CONTRACT §2: 413 beyond it). */
 export const MAX_BODY = ByteSize.kibibytes(256)
 
 const fatalUtf8 = new TextDecoder("utf-8", { fatal: true })
-// A NUL, raw or as the JSON escape \u0000 (any case). PostgreSQL text cannot hold it, so it would
-// otherwise surface as a database error (a 500) deep inside a use case.
+// A NUL, raw or as the JSON escape \u0000 (any case; not when its backslash is itself escaped, as in
+// the text `\\u0000`). PostgreSQL text cannot hold it, so it would otherwise surface as a database
+// error (a 500) deep inside a use case.
 // biome-ignore lint/suspicious/noControlCharactersInRegex: matching NUL is the point of this check
-const NUL = /\u0000|\\u0000/i
-
-const isWebhook = (url: string) =>
-  url
-    .toLowerCase()
-    .replace(/\/{2,}/g, "/")
-    .includes("/v1/webhook/")
-
-// A plain 400 carrying the message and issues; the response middleware wraps it in the envelope.
-const refuse = (message: string, issue: string) =>
-  HttpServerResponse.jsonUnsafe({ message, errors: [{ path: "", message: issue }] }, { status: 400 })
-
-const hasBody = (method: string) => method === "POST" || method === "PUT" || method === "PATCH"
+const NUL = /\u0000|(?<!\\)(?:\\\\)*\\u0000/i
 
 /**
- * Refuses, before any decoding, JSON bodies no field may legitimately carry: invalid UTF-8 (which
- * the JSON reader would silently turn into U+FFFD and store) and NUL characters. The webhook is left
- * alone: its signature must be checked over the exact bytes first, and its own reader applies the
- * same rules after that, dead-lettering what it refuses.
+ * Refuses, before authentication and before any decoding, JSON bodies no field may legitimately
+ * carry: invalid UTF-8 (which the JSON reader would silently turn into U+FFFD and store) and NUL
+ * characters. Applied to every endpoint of the API (Api.ts); whether it guards one is decided from
+ * the route it matched, never from the URL text: endpoints without a payload read no body, and an
+ * endpoint annotated `ReadsRawBody` (the webhook, whose signature must be checked over the exact
+ * bytes first) applies the same rules itself, dead-lettering what it refuses.
  */
-export const guardBody = <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
-  Effect.gen(function* () {
+export class BodyGuard extends HttpApiMiddleware.Service<BodyGuard>()("@payments-gaming/http/BodyGuard", {
+  error: BadRequest
+}) {}
+
+export const layer = Layer.succeed(BodyGuard, (effect, route) => {
+  // Decided once per route, when HttpApiBuilder builds it.
+  if (route.endpoint.payload.size === 0 || policyOf(route, ReadsRawBody)) return effect
+  return Effect.gen(function* () {
     const request = yield* HttpServerRequest.HttpServerRequest
-    if (!hasBody(request.method) || isWebhook(request.url)) return yield* app
-    // Cached by the request: the API's JSON decoding reads these same bytes again. The limit is set
-    // here too, because this runs before the routes (where MaxBodySize is provided) are entered.
-    const bytes = yield* Effect.provideService(request.arrayBuffer, HttpServerRequest.MaxBodySize, MAX_BODY)
+    if (!HttpMethod.hasBody(request.method)) return yield* effect
+    // Cached by the request: the payload decoder reads these same bytes again. A body over
+    // MaxBodySize fails here with a respondable error, answered 413 by the response middleware.
+    const bytes = yield* Effect.orDie(request.arrayBuffer)
     let text: string
     try {
       text = fatalUtf8.decode(bytes)
     } catch {
-      return refuse("Request body is not valid UTF-8", "not valid UTF-8")
+      return yield* badRequest("Request body is not valid UTF-8", [{ path: "", message: "not valid UTF-8" }])
     }
     if (NUL.test(text)) {
-      return refuse("Request body contains a NUL character", "strings must not contain NUL characters")
+      return yield* badRequest("Request body contains a NUL character", [
+        { path: "", message: "strings must not contain NUL characters" }
+      ])
     }
-    return yield* app
+    return yield* effect
   })
+})

@@ -1,0 +1,32 @@
+import { Context } from "effect"
+import type { HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
+
+/**
+ * The route a request matched, as an `HttpApiMiddleware` is handed it: its endpoint and group.
+ * HttpApiBuilder applies a middleware to each endpoint once, when the routes are built, so a policy
+ * read from here is decided per route, not per request, and never from the URL text a client wrote
+ * (which the router forgives: case, doubled slashes, escapes, a query that names another route).
+ */
+export interface Route {
+  readonly endpoint: HttpApiEndpoint.Top
+  readonly group: HttpApiGroup.Top
+}
+
+/**
+ * A route policy declared on the API: an annotation with a default, set with `.annotate(Policy, value)`
+ * on an endpoint (which wins) or on a group.
+ */
+export type Policy<S> = Context.Reference<S>
+
+export const policy = <S>(key: string, defaultValue: () => S): Policy<S> => Context.Reference<S>(key, { defaultValue })
+
+/** The value of `key` for `route`: the endpoint's annotation, else its group's, else the default. */
+export const policyOf = <S>(route: Route, key: Policy<S>): S =>
+  Context.get(Context.merge(route.group.annotations, route.endpoint.annotations), key)
+
+/**
+ * The endpoint reads its body bytes itself and applies its own rules to them (the webhook: its
+ * signature covers the exact bytes, so nothing may refuse or reinterpret them before it is checked).
+ * Such a route is left alone by the body guard.
+ */
+export const ReadsRawBody = policy<boolean>("@payments-gaming/http/RoutePolicy/ReadsRawBody", () => false)
