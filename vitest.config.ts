@@ -15,6 +15,8 @@ export default defineConfig({
     globalSetup: ["test/support/globalSetup.ts"],
     testTimeout: 30_000,
     hookTimeout: 60_000,
-    reporters: ["default"]
+    reporters: ["default"],
+    // A green run prints the summary; a failing test still shows everything it logged.
+    silent: "passed-only"
   }
 })

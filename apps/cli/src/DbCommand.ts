@@ -1,22 +1,34 @@
-import { runMigrations } from "@payments-gaming/adapters/postgres/Migrations"
-import * as PostgresClient from "@payments-gaming/adapters/postgres/PostgresClient"
 import { Console, Effect } from "effect"
 import { Command, Flag } from "effect/cli"
+import * as Backend from "./Backend.ts"
 import { CommandEnvironment } from "./Runtime.ts"
+
+const migrateDirectly = Effect.gen(function* () {
+  // Loaded only when the command runs.
+  const [{ runMigrations }, PostgresClient] = yield* Effect.promise(() =>
+    Promise.all([
+      import("@payments-gaming/adapters/postgres/Migrations"),
+      import("@payments-gaming/adapters/postgres/PostgresClient")
+    ])
+  )
+  const applied = yield* runMigrations.pipe(Effect.provide(PostgresClient.layerConfig))
+  return applied.map(([id, name]) => `${String(id).padStart(4, "0")}_${name}`)
+})
 
 const migrate = Command.make(
   "migrate",
   { json: Flag.Boolean("json").pipe(Flag.withDefault(false), Flag.withDescription("Print JSON")) },
   ({ json }) =>
     Effect.gen(function* () {
-      const applied = yield* runMigrations
-      const names = applied.map(([id, name]) => `${String(id).padStart(4, "0")}_${name}`)
+      const backend = yield* Backend.resolve
+      // The service that owns the embedded database migrated it when it started.
+      const names = backend._tag === "Service" ? [] : yield* migrateDirectly
       if (json) {
         yield* Console.log(JSON.stringify({ applied: names }))
       } else {
         yield* Console.log(names.length === 0 ? "Database is up to date" : `Applied ${names.join(", ")}`)
       }
-    }).pipe(Effect.provide(PostgresClient.layerConfig), Effect.provide(CommandEnvironment))
+    }).pipe(Effect.provide(CommandEnvironment))
 ).pipe(Command.withDescription("Apply pending database migrations (safe to run again, and concurrently)"))
 
 export const db = Command.make("db").pipe(

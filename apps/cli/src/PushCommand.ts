@@ -1,15 +1,37 @@
-import * as Database from "@payments-gaming/adapters/postgres/Database"
-import * as PushDeliveryRepository from "@payments-gaming/adapters/postgres/PushDeliveryRepository"
-import * as PushGatewaysLive from "@payments-gaming/adapters/push/PushGatewaysLive"
-import { PushMessage, PushService } from "@payments-gaming/domain/push"
+import { PushMessage, PushResult, PushService } from "@payments-gaming/domain/push"
 import { Console, Effect, Layer, Schema } from "effect"
 import { Command, Flag } from "effect/cli"
+import * as Backend from "./Backend.ts"
 import { CommandEnvironment, UsageError } from "./Runtime.ts"
+import * as ServiceClient from "./ServiceClient.ts"
 
-const PushLive = PushService.layer.pipe(
-  Layer.provide(Layer.merge(PushGatewaysLive.layerConfig, PushDeliveryRepository.layer)),
-  Layer.provide(Database.layerConfig)
-)
+/** Sends from this process: the configured gateways, recording the attempt in the database. */
+const sendDirectly = (message: PushMessage) =>
+  Effect.gen(function* () {
+    // Loaded only when the command runs: the SDKs and the database cost seconds to load.
+    const [Database, PushDeliveryRepository, PushGatewaysLive] = yield* Effect.promise(() =>
+      Promise.all([
+        import("@payments-gaming/adapters/postgres/Database"),
+        import("@payments-gaming/adapters/postgres/PushDeliveryRepository"),
+        import("@payments-gaming/adapters/push/PushGatewaysLive")
+      ])
+    )
+    return yield* PushService.use((push) => push.send(message)).pipe(
+      Effect.mapError((error) => new UsageError({ message: error.message })),
+      Effect.provide(
+        PushService.layer.pipe(
+          Layer.provide(Layer.merge(PushGatewaysLive.layerConfig, PushDeliveryRepository.layer)),
+          Layer.provide(Database.layerConfig)
+        )
+      )
+    )
+  })
+
+/** The same push through the service that owns the embedded database (POST /v1/debug/push-direct). */
+const sendThroughService = (baseUrl: string, message: PushMessage) =>
+  ServiceClient.call(baseUrl, { method: "POST", path: "/v1/debug/push-direct", body: message, internalKey: true }).pipe(
+    Effect.flatMap((answer) => Schema.decodeUnknownEffect(PushResult)(answer.body).pipe(Effect.orDie))
+  )
 
 const send = Command.make(
   "send",
@@ -30,10 +52,9 @@ const send = Command.make(
         body,
         ...(data._tag === "Some" ? { data: data.value } : {})
       }).pipe(Effect.mapError((error) => new UsageError({ message: error.message })))
-      const push = yield* PushService
-      const result = yield* push
-        .send(message)
-        .pipe(Effect.mapError((error) => new UsageError({ message: error.message })))
+      const backend = yield* Backend.resolve
+      const result =
+        backend._tag === "Service" ? yield* sendThroughService(backend.url, message) : yield* sendDirectly(message)
       if (json) {
         yield* Console.log(JSON.stringify(result))
       } else if (result.success) {
@@ -46,7 +67,7 @@ const send = Command.make(
       }
       // A provider refusal is a failed command for scripts, whatever the output format.
       if (!result.success) process.exitCode = 1
-    }).pipe(Effect.provide(PushLive), Effect.provide(CommandEnvironment))
+    }).pipe(Effect.provide(CommandEnvironment))
 ).pipe(Command.withDescription("Send one push through the same gateways as POST /v1/debug/push-direct"))
 
 export const push = Command.make("push").pipe(

@@ -1,8 +1,12 @@
-import { ServiceLive } from "@payments-gaming/http"
-import { Layer } from "effect"
+import { Effect, Layer } from "effect"
 import { Command } from "effect/cli"
 
-export const serve = Command.make("serve", {}, () => Layer.launch(ServiceLive)).pipe(
+export const serve = Command.make("serve", {}, () =>
+  // The whole service is loaded only when it is asked for, so the other commands start fast.
+  Effect.promise(() => import("@payments-gaming/http")).pipe(
+    Effect.flatMap(({ ServiceLive }) => Layer.launch(ServiceLive))
+  )
+).pipe(
   Command.withDescription(
     "Start the HTTP service (PORT, HOST; DATABASE_URL or the embedded database under DATA_DIR). " +
       "SIGTERM or SIGINT stops it gracefully."

@@ -1,5 +1,4 @@
 import { jwtSettings } from "@payments-gaming/adapters/auth/JwtConfig"
-import { mint as mintToken } from "@payments-gaming/adapters/auth/JwtIssuer"
 import { Console, Duration, Effect, Option } from "effect"
 import { Command, Flag } from "effect/cli"
 import { CommandEnvironment, UsageError } from "./Runtime.ts"
@@ -54,6 +53,8 @@ const mint = Command.make(
           })
         )
       }
+      // jose is loaded only here: the CLI's other commands and --help never pay for it.
+      const { mint: mintToken } = yield* Effect.promise(() => import("@payments-gaming/adapters/auth/JwtIssuer"))
       const token = yield* mintToken(settings, { sub, roles: role, ttlSeconds })
       if (json) {
         const expiresAt = new Date(Date.now() + Duration.toMillis(Duration.seconds(ttlSeconds))).toISOString()

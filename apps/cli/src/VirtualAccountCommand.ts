@@ -1,12 +1,42 @@
-import * as BankingPostgres from "@payments-gaming/adapters/postgres/BankingPostgres"
-import * as Database from "@payments-gaming/adapters/postgres/Database"
-import { AccountNumber, BankingService, LinkVirtualAccountRequest } from "@payments-gaming/domain/banking"
+import {
+  AccountNumber,
+  BankingService,
+  LinkVirtualAccountRequest,
+  VirtualAccountView
+} from "@payments-gaming/domain/banking"
 import { Console, Effect, Option, Schema } from "effect"
 import { Command, Flag } from "effect/cli"
+import * as Backend from "./Backend.ts"
 import { CommandEnvironment, UsageError } from "./Runtime.ts"
+import * as ServiceClient from "./ServiceClient.ts"
 
 const usage = (flag: string) => (error: { readonly message: string }) =>
   new UsageError({ message: `${flag}: ${error.message}` })
+
+const linkDirectly = (accountNumber: string, request: LinkVirtualAccountRequest) =>
+  Effect.gen(function* () {
+    // Loaded only when the command runs: --help and the other commands never pay for the database.
+    const BankingPostgres = yield* Effect.promise(() => import("@payments-gaming/adapters/postgres/BankingPostgres"))
+    const Database = yield* Effect.promise(() => import("@payments-gaming/adapters/postgres/Database"))
+    return yield* BankingService.use((banking) => banking.linkVirtualAccount(accountNumber, request)).pipe(
+      Effect.provide(BankingPostgres.layer),
+      Effect.provide(Database.layerConfig)
+    )
+  })
+
+/** The same link through the service that owns the embedded database (PUT /v1/admin/virtual-accounts). */
+const linkThroughService = (baseUrl: string, accountNumber: string, request: LinkVirtualAccountRequest) =>
+  Effect.gen(function* () {
+    const answer = yield* ServiceClient.call(baseUrl, {
+      method: "PUT",
+      path: `/v1/admin/virtual-accounts/${encodeURIComponent(accountNumber)}`,
+      body: request
+    })
+    const account = yield* Schema.decodeUnknownEffect(VirtualAccountView)(ServiceClient.dataOf(answer)).pipe(
+      Effect.orDie
+    )
+    return { created: answer.status === 201, account }
+  })
 
 const link = Command.make(
   "link",
@@ -31,9 +61,11 @@ const link = Command.make(
       }).pipe(Effect.mapError(usage("invalid virtual account link")))
       // Input is checked before the database is opened; a conflict (linked to another user or
       // currency) fails the command with its message: exit 1.
-      const { created, account } = yield* BankingService.use((banking) =>
-        banking.linkVirtualAccount(accountNumber, request)
-      ).pipe(Effect.provide(BankingPostgres.layer), Effect.provide(Database.layerConfig))
+      const backend = yield* Backend.resolve
+      const { created, account } =
+        backend._tag === "Service"
+          ? yield* linkThroughService(backend.url, accountNumber, request)
+          : yield* linkDirectly(accountNumber, request)
       if (json) {
         yield* Console.log(JSON.stringify({ created, account }))
       } else {

@@ -1,7 +1,8 @@
 import { NodeRuntime } from "@effect/platform-node"
 import * as Logging from "@payments-gaming/adapters/observability/Logging"
-import { Cause, Effect, Exit, Layer } from "effect"
+import { Cause, Effect, Exit, Layer, Option } from "effect"
 import { ServiceLive } from "./Server.ts"
+import * as StartFailure from "./StartFailure.ts"
 
 // SIGINT/SIGTERM interrupt the main fiber; closing the layer's scope shuts the service down in
 // order (stop accepting, finish in-flight requests, close the pool). A start-up failure (missing
@@ -9,7 +10,13 @@ import { ServiceLive } from "./Server.ts"
 // so production logs stay JSON, and exits 1.
 const main = Layer.launch(ServiceLive).pipe(
   Effect.tapCause((cause) =>
-    Cause.hasInterruptsOnly(cause) ? Effect.void : Effect.logError("Service failed to start or stopped", cause)
+    Cause.hasInterruptsOnly(cause)
+      ? Effect.void
+      : Option.match(StartFailure.describe(cause, process.env.PORT ?? "8080"), {
+          // A failure the operator can fix is one line, no stack.
+          onSome: (line) => Effect.logError(line),
+          onNone: () => Effect.logError("Service failed to start or stopped", cause)
+        })
   ),
   Effect.provide(Logging.layerConfig())
 )

@@ -13,6 +13,8 @@ const LogLevelName = Schema.String.pipe(
 export interface LoggingOptions {
   /** Write log lines to stderr, keeping stdout for a command's own output (the CLI). */
   readonly stderr?: boolean
+  /** The level when LOG_LEVEL is unset (info). The CLI says only what went wrong (warn). */
+  readonly defaultLevel?: LogLevel.LogLevel
 }
 
 /**
@@ -26,12 +28,20 @@ export const layerConfig = (options: LoggingOptions = {}) =>
       const format = yield* Config.Literals(["pretty", "json"], "LOG_FORMAT").pipe(
         Config.withDefault(production ? "json" : "pretty")
       )
-      const level = yield* Config.schema(LogLevelName, "LOG_LEVEL").pipe(Config.withDefault("Info" as const))
-      const logger = options.stderr
-        ? Logger.withConsoleError(format === "json" ? Logger.formatJson : Logger.formatLogFmt)
-        : format === "json"
-          ? Logger.consoleJson
+      const level = yield* Config.schema(LogLevelName, "LOG_LEVEL").pipe(
+        Config.withDefault(options.defaultLevel ?? "Info")
+      )
+      // The CLI writes the server's format too, on stderr, so stdout carries only its answer.
+      const logger =
+        format === "json"
+          ? options.stderr
+            ? Logger.withConsoleError(Logger.formatJson)
+            : Logger.consoleJson
           : Logger.consolePretty()
-      return Layer.mergeAll(Logger.layer([logger]), Layer.succeed(References.MinimumLogLevel, level))
+      return Layer.mergeAll(
+        Logger.layer([logger]),
+        Layer.succeed(References.MinimumLogLevel, level),
+        Layer.succeed(Logger.LogToStderr, options.stderr === true)
+      )
     })
   )

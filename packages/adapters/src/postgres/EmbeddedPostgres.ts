@@ -1,9 +1,10 @@
-import { mkdirSync } from "node:fs"
+import { existsSync, mkdirSync } from "node:fs"
 import { createServer } from "node:net"
 import { join } from "node:path"
 import { PGlite } from "@electric-sql/pglite"
 import { PGLiteSocketServer } from "@electric-sql/pglite-socket"
 import { Data, Effect } from "effect"
+import * as DataDirLock from "./DataDirLock.ts"
 
 export class EmbeddedPostgresError extends Data.TaggedError("EmbeddedPostgresError")<{
   readonly message: string
@@ -14,6 +15,8 @@ export interface EmbeddedPostgres {
   readonly host: string
   readonly port: number
   readonly dataDir: string
+  /** The lock this process holds on the data directory (none in memory). */
+  readonly lock: DataDirLock.DataDirLock | undefined
 }
 
 // PGLiteSocketServer reports the port it was given, not the one the kernel chose, so a free port is
@@ -32,13 +35,26 @@ const freePort = Effect.callback<number, EmbeddedPostgresError>((resume) => {
 /**
  * An embedded PostgreSQL (PGlite, persisted under `dataDir`, or in memory when `dataDir` is
  * `undefined`) served on a loopback socket, so the service reaches it through the same
- * `@effect/sql-pg` driver as a real server. Stopped and closed when the scope closes.
+ * `@effect/sql-pg` driver as a real server. The data directory is locked first (DataDirLock): a
+ * second process never opens the files. Stopped, closed and unlocked when the scope closes.
  */
 export const startEmbeddedPostgres = (dataDir: string | undefined) =>
+  Effect.gen(function* () {
+    const lock = dataDir === undefined ? undefined : yield* DataDirLock.acquire(dataDir)
+    const info = yield* open(dataDir === undefined ? undefined : join(dataDir, "pglite"))
+    return { ...info, lock }
+  })
+
+const open = (dir: string | undefined) =>
   Effect.acquireRelease(
     Effect.gen(function* () {
-      const dir = dataDir === undefined ? undefined : join(dataDir, "pglite")
-      if (dir !== undefined) mkdirSync(dir, { recursive: true })
+      if (dir !== undefined) {
+        // initdb inside WebAssembly: the one slow step of a first start, so it is announced.
+        if (!existsSync(join(dir, "PG_VERSION"))) {
+          yield* Effect.logInfo(`First start: creating the embedded database in ${dir} (a few seconds)`)
+        }
+        mkdirSync(dir, { recursive: true })
+      }
       const db = yield* Effect.tryPromise({
         try: () => PGlite.create(dir === undefined ? {} : { dataDir: dir }),
         catch: (cause) =>
@@ -60,4 +76,4 @@ export const startEmbeddedPostgres = (dataDir: string | undefined) =>
         await server.stop()
         await db.close()
       })
-  ).pipe(Effect.map(({ info }): EmbeddedPostgres => info))
+  ).pipe(Effect.map(({ info }) => info))

@@ -1,5 +1,6 @@
 import { PgClient } from "@effect/sql-pg"
 import { Config, Effect, Layer, Option, type Redacted } from "effect"
+import { HeldDataDirLock } from "./DataDirLock.ts"
 import { startEmbeddedPostgres } from "./EmbeddedPostgres.ts"
 
 export interface PostgresOptions {
@@ -37,14 +38,17 @@ export const layer = (options: PostgresOptions) =>
       }
       yield* Effect.logInfo(`Embedded PostgreSQL (PGlite) in ${embedded.dataDir} on ${embedded.host}:${embedded.port}`)
       // PGlite runs one session: a second pooled connection would interleave two transactions on it.
-      return PgClient.layer({
-        host: embedded.host,
-        port: embedded.port,
-        username: "postgres",
-        database: "postgres",
-        maxConnections: 1,
-        applicationName: "payments-gaming"
-      })
+      return Layer.merge(
+        PgClient.layer({
+          host: embedded.host,
+          port: embedded.port,
+          username: "postgres",
+          database: "postgres",
+          maxConnections: 1,
+          applicationName: "payments-gaming"
+        }),
+        Layer.succeed(HeldDataDirLock, Option.fromUndefinedOr(embedded.lock))
+      )
     })
   )
 
