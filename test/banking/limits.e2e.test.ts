@@ -116,6 +116,21 @@ describe("references and numbers at their bounds, over HTTP", () => {
       })
     )
 
+    it.effect("a reference holding a lone surrogate is a dead letter, never a key that collides with another", () =>
+      Effect.gen(function* () {
+        const { userId, accountNumber } = yield* newAccount
+        // Two references that differ only in their lone surrogate would both be stored as U+FFFD.
+        for (const surrogate of ["\\ud800", "\\udfff"]) {
+          const reference = `${unique("S")}-${surrogate}`
+          const body = JSON.stringify(
+            credit({ reference: "PLACEHOLDER", accountNumber, amount: "1.00", fee: "0", settled: 1 })
+          ).replace("PLACEHOLDER", reference)
+          yield* refusedWebhook(body, reference, /data\.reference/)
+        }
+        assert.strictEqual(yield* ngn(userId), "0.00")
+      })
+    )
+
     it.effect("a transfer of the longest reference is held, then returned or settled; one more is a 400", () =>
       Effect.gen(function* () {
         const { userId, accountNumber } = yield* newAccount

@@ -23,8 +23,15 @@ export const UserId = Schema.String.check(Schema.isBetweenLength(1, 128))
 /** Longest reference taken; Movements turns one into ledger keys that still fit the ledger's bound. */
 export const MAX_REFERENCE_LENGTH = 256
 
-/** A provider reference (webhook `data.reference`, outbound transfer reference). */
-export const Reference = Schema.String.check(Schema.isBetweenLength(1, MAX_REFERENCE_LENGTH))
+/**
+ * A provider reference (webhook `data.reference`, outbound transfer reference). A lone surrogate
+ * (`"\ud800"`, valid JSON) is refused: PostgreSQL would store it as U+FFFD, so two different
+ * references could collide on one stored key.
+ */
+export const Reference = Schema.String.check(
+  Schema.isBetweenLength(1, MAX_REFERENCE_LENGTH),
+  Schema.makeFilter((text: string) => text.isWellFormed() || "must not hold a lone surrogate (\\uD800-\\uDFFF)")
+)
 
 /** A virtual account number as the provider writes it (NUBAN digits, or an alphanumeric id). */
 export const AccountNumber = Schema.String.check(
