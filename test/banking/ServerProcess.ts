@@ -49,6 +49,8 @@ export const startServer = (env: Record<string, string>) =>
 export interface Delivered {
   readonly status: number
   readonly text: string
+  /** The `Retry-After` header, if the answer had one. */
+  readonly retryAfter: string | undefined
 }
 
 /** Why a request got no answer: the socket error code (ECONNREFUSED, ECONNRESET) or the message. */
@@ -88,7 +90,11 @@ export const send = (
         response.on("data", (chunk: string) => {
           text += chunk
         })
-        response.on("end", () => resume(Effect.succeed({ status: response.statusCode ?? 0, text })))
+        response.on("end", () =>
+          resume(
+            Effect.succeed({ status: response.statusCode ?? 0, text, retryAfter: response.headers["retry-after"] })
+          )
+        )
         response.on("error", (error: NodeJS.ErrnoException) =>
           resume(Effect.fail(new NoAnswer(error.code ?? error.message)))
         )

@@ -62,7 +62,7 @@ const COMMON = {
   415: "Unsupported Media Type: a body that is not application/json",
   429: "Too Many Requests: over the per-address or per-user limit; `Retry-After` gives the seconds to wait",
   500: "Internal Server Error: an unexpected failure (logged with the request id; the message is generic)",
-  503: "Service Unavailable: no answer within the 15 s request deadline (or, on /readyz, the database is not reachable)"
+  503: "Service Unavailable: the database is unreachable, or no answer within the 15 s request deadline; `Retry-After` gives the seconds to wait (on /readyz: the database is not reachable, no `Retry-After`)"
 } as const
 
 const OPERATIONAL = new Set(["/healthz", "/readyz", "/metrics", "/openapi.json", "/docs"])

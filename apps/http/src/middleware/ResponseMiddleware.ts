@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto"
+import { databaseUnavailableIn } from "@payments-gaming/adapters/postgres/DatabaseUnavailable"
 import { Cause, Clock, Effect, Fiber, Metric, type Types } from "effect"
 import { Headers, HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { styleOf } from "../EnvelopeStyle.ts"
 import { ResponseTime } from "../ResponseTime.ts"
-import { guardBody } from "./BodyGuard.ts"
 import { RateLimit } from "./RateLimit.ts"
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/
@@ -14,7 +14,36 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/
  */
 export const REQUEST_DEADLINE = "15 seconds"
 
-const unavailable = () => HttpServerResponse.jsonUnsafe({ message: "Service unavailable" }, { status: 503 })
+/**
+ * Seconds a client should wait before retrying a 503: the database came back, or a failover ended,
+ * within that in every fault test (docs/operations.md §8), and sooner would only add load to a
+ * database that is recovering.
+ */
+export const RETRY_AFTER_SECONDS = 5
+
+const unavailable = () =>
+  HttpServerResponse.jsonUnsafe(
+    { message: "Service unavailable" },
+    { status: 503, headers: { "retry-after": String(RETRY_AFTER_SECONDS) } }
+  )
+
+/**
+ * A failure's answer: a 503 with `Retry-After` when all it failed on is the database being
+ * unreachable (a dropped connection the unit of work could not retry, or none to be had), which
+ * is an outage to wait out, not a bug: one warning line, no stack. Anything else is a 500 whose
+ * cause is logged in full under the request id.
+ */
+const failureResponse = (failure: Cause.Cause<unknown>) =>
+  HttpServerError.causeResponse(failure).pipe(
+    Effect.flatMap(([response, cause]) => {
+      if (response.status < 500 || Cause.hasInterruptsOnly(cause)) return Effect.succeed(response)
+      // Judged on the failure itself: the reported cause also carries the 500 chosen for it.
+      const database = databaseUnavailableIn(failure)
+      return database !== undefined
+        ? Effect.as(Effect.logWarning(`Database unavailable, answered 503: ${database.message}`), unavailable())
+        : Effect.as(Effect.logError("Unhandled failure", cause), response)
+    })
+  )
 
 /**
  * `handle`, answered with a 503 once it has run `REQUEST_DEADLINE` (a database that stopped
@@ -65,6 +94,23 @@ const defaultMessages: Record<number, string> = {
 }
 const messageFor = (status: number) => defaultMessages[status] ?? (status >= 500 ? "Internal server error" : "Error")
 
+/**
+ * What the access log says of a URL: its path and the names of its query parameters, never their
+ * values (`/v1/user/cards?limit&offset`), because a query can carry tokens and personal data. The
+ * names are written as the client sent them (still percent-encoded), each once.
+ */
+export const logTarget = (url: string): string => {
+  const mark = url.indexOf("?")
+  if (mark === -1) return url
+  const names = new Set<string>()
+  for (const pair of url.slice(mark + 1).split("&")) {
+    const equals = pair.indexOf("=")
+    const name = equals === -1 ? pair : pair.slice(0, equals)
+    if (name !== "") names.add(name)
+  }
+  return names.size === 0 ? url.slice(0, mark) : `${url.slice(0, mark)}?${[...names].join("&")}`
+}
+
 const decoder = new TextDecoder()
 /** The JSON object an error response already carries (our ApiErrors), if any. */
 const bodyObject = (response: HttpServerResponse.HttpServerResponse): Record<string, unknown> => {
@@ -112,8 +158,10 @@ const envelopeError = (response: HttpServerResponse.HttpServerResponse, url: str
 
 /**
  * The outermost middleware: request id (accepted from `X-Request-Id` when sane, else generated,
- * echoed back and attached to every log line), error envelopes, one access-log line, the 500's
- * cause logged with the request id, and the Prometheus request metrics.
+ * echoed back and attached to every log line), error envelopes, one access-log line (query values
+ * left out: see logTarget), the 500's
+ * cause logged with the request id (a database outage is a 503 instead: see failureResponse), and
+ * the Prometheus request metrics.
  */
 export const layer = (routeLabel: (method: string, url: string) => string) =>
   HttpRouter.middleware(
@@ -141,17 +189,8 @@ export const layer = (routeLabel: (method: string, url: string) => string) =>
           const started = yield* Clock.currentTimeNanos
           const url = request.url
           // Per address, before the body is read; its 429 is enveloped below like any other answer.
-          const response = yield* withDeadline(rateLimit.perIp(guardBody(app))).pipe(
-            Effect.catchCause((cause) =>
-              HttpServerError.causeResponse(cause).pipe(
-                Effect.tap(([response, cause]) =>
-                  response.status >= 500 && !Cause.hasInterruptsOnly(cause)
-                    ? Effect.logError("Unhandled failure", cause)
-                    : Effect.void
-                ),
-                Effect.map(([response]) => response)
-              )
-            ),
+          const response = yield* withDeadline(rateLimit.perIp(app)).pipe(
+            Effect.catchCause(failureResponse),
             Effect.flatMap((response) =>
               response.status >= 400 ? envelopeError(response, url, time) : Effect.succeed(response)
             ),
@@ -162,9 +201,9 @@ export const layer = (routeLabel: (method: string, url: string) => string) =>
           const series = seriesOf(request.method, routeLabel(request.method, url), response.status)
           yield* Metric.update(series.requests, 1)
           yield* Metric.update(series.duration, seconds)
-          yield* Effect.logInfo(`${request.method} ${url} ${response.status} ${(seconds * 1000).toFixed(1)}ms`).pipe(
-            Effect.annotateLogs({ requestId })
-          )
+          yield* Effect.logInfo(
+            `${request.method} ${logTarget(url)} ${response.status} ${(seconds * 1000).toFixed(1)}ms`
+          ).pipe(Effect.annotateLogs({ requestId }))
           return response
           // Every failure is turned into a response above; the router's types expect a middleware to
           // pass unknown errors on, so the (empty) error channel is widened back to `unhandled`.
