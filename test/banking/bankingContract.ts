@@ -4,12 +4,14 @@ import {
   DeadLetters,
   type Transfers,
   type VirtualAccounts,
+  type WebhookEventsService,
   WebhookInbox
 } from "@payments-gaming/domain/banking"
 import { Account, Ledger, type UnitOfWork } from "@payments-gaming/domain/ledger"
 import { Money } from "@payments-gaming/domain/money"
 import { BigDecimal, Effect, Option } from "effect"
 import { bytes, credit, type Json, transferEvent, unique } from "./fixtures.ts"
+import { listingContract } from "./listingContract.ts"
 
 export type BankingContext =
   | BankingService
@@ -19,6 +21,7 @@ export type BankingContext =
   | DeadLetters
   | VirtualAccounts
   | Transfers
+  | WebhookEventsService
 
 type It = Vitest.MethodsNonLive<BankingContext>
 
@@ -71,6 +74,8 @@ const storedOutcome = (eventId: string) =>
 
 /** What `BankingService` must do on any implementation of its ports. */
 export const bankingContract = (it: It) => {
+  listingContract(it)
+
   it.effect("a credit puts settled_amount in the owner's wallet", () =>
     Effect.gen(function* () {
       const { userId, accountNumber } = yield* linkedUser

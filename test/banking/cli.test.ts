@@ -40,6 +40,7 @@ describe("webhook and virtual-account commands", () => {
           ["webhook", "sign", "--help"],
           ["webhook", "send", "--help"],
           ["webhook", "replay", "--help"],
+          ["webhook", "list", "--help"],
           ["virtual-account", "--help"],
           ["virtual-account", "link", "--help"]
         ].map((args) => runCli(args, env)),

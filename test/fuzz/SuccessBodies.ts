@@ -1,4 +1,12 @@
-import { TransferView, VirtualAccountView, WalletView } from "@payments-gaming/domain/banking"
+import {
+  DeadLetterPage,
+  ReplayResult,
+  TransferView,
+  VirtualAccountView,
+  WalletView,
+  WebhookEventDetail,
+  WebhookEventPage
+} from "@payments-gaming/domain/banking"
 import { Card } from "@payments-gaming/domain/cards"
 import { PushResult } from "@payments-gaming/domain/push"
 import { Challenge } from "@payments-gaming/domain/trivia"
@@ -34,7 +42,12 @@ const ROUTES: ReadonlyArray<readonly [method: string, path: RegExp, body: Schema
   ],
   ["GET", /^\/v1\/wallet$/, Envelope(WalletView)],
   ["PUT", /^\/v1\/admin\/virtual-accounts\/[^/]+$/, Envelope(VirtualAccountView)],
-  ["POST", /^\/v1\/admin\/transfers$/, Envelope(TransferView)]
+  ["POST", /^\/v1\/admin\/transfers$/, Envelope(TransferView)],
+  ["GET", /^\/v1\/admin\/webhook-events$/, Envelope(WebhookEventPage)],
+  ["POST", /^\/v1\/admin\/webhook-events\/replay$/, Envelope(Schema.Array(ReplayResult))],
+  ["GET", /^\/v1\/admin\/webhook-events\/[^/]+$/, Envelope(WebhookEventDetail)],
+  ["POST", /^\/v1\/admin\/webhook-events\/[^/]+\/replay$/, Envelope(ReplayResult)],
+  ["GET", /^\/v1\/admin\/dead-letters$/, Envelope(DeadLetterPage)]
 ]
 
 /** Routes that answer something other than JSON, or no body at all. */

@@ -1,8 +1,11 @@
 import { jwtSettings } from "@payments-gaming/adapters/auth/JwtConfig"
 import { Config, Data, Effect, Redacted } from "effect"
 
-/** The running service refused the command, or could not be reached. */
-export class ServiceCallFailed extends Data.TaggedError("ServiceCallFailed")<{ readonly message: string }> {}
+/** The running service refused the command (`status` its answer), or could not be reached (no `status`). */
+export class ServiceCallFailed extends Data.TaggedError("ServiceCallFailed")<{
+  readonly message: string
+  readonly status?: number
+}> {}
 
 export interface ServiceAnswer {
   readonly status: number
@@ -58,7 +61,8 @@ export const call = (
     })
     if (answer.status < 200 || answer.status > 299) {
       return yield* new ServiceCallFailed({
-        message: `${messageOf(answer.body, answer.status)} (HTTP ${answer.status})`
+        message: `${messageOf(answer.body, answer.status)} (HTTP ${answer.status})`,
+        status: answer.status
       })
     }
     return answer satisfies ServiceAnswer

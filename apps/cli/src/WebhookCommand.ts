@@ -1,10 +1,21 @@
-import * as BankingPostgres from "@payments-gaming/adapters/postgres/BankingPostgres"
-import * as Database from "@payments-gaming/adapters/postgres/Database"
 import { sign as hmacHex, parseSecrets } from "@payments-gaming/adapters/signature/WebhookSignature"
-import { BankingService, type ReplayableOutcome, type ReplayResult } from "@payments-gaming/domain/banking"
-import { Config, Console, Data, Effect, FileSystem, Option } from "effect"
+import {
+  BankingService,
+  EventKind,
+  ListingCursor,
+  type ListingPosition,
+  Outcome,
+  type ReplayableOutcome,
+  ReplayResult,
+  StoredId,
+  WebhookEventPage,
+  WebhookEventsService
+} from "@payments-gaming/domain/banking"
+import { Config, Console, Data, Effect, FileSystem, Option, Schema } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
+import * as Backend from "./Backend.ts"
 import { CommandEnvironment, UsageError } from "./Runtime.ts"
+import * as ServiceClient from "./ServiceClient.ts"
 
 const WEBHOOK_PATH = "/v1/webhook/core-banking/provider"
 
@@ -147,19 +158,81 @@ const describeResult = (result: ReplayResult) =>
     result.reason ?? "-"
   ].join("\t")
 
-/** A status replays every event in it; ids replay those events, reporting the ids that name none. */
-const replayEvents = (which: ReplayableOutcome | ReadonlyArray<string>) =>
+interface Replayed {
+  readonly results: ReadonlyArray<ReplayResult>
+  readonly notFound: ReadonlyArray<string>
+}
+
+/** The database's banking use cases, loaded only when a command runs: --help never pays for them. */
+const onDatabase = <A, E, R>(use: Effect.Effect<A, E, R>) =>
   Effect.gen(function* () {
-    const banking = yield* BankingService
-    if (typeof which === "string") return { results: yield* banking.replayByStatus(which), notFound: [] }
+    const [BankingPostgres, Database] = yield* Effect.promise(() =>
+      Promise.all([
+        import("@payments-gaming/adapters/postgres/BankingPostgres"),
+        import("@payments-gaming/adapters/postgres/Database")
+      ])
+    )
+    return yield* use.pipe(Effect.provide(BankingPostgres.layer), Effect.provide(Database.layerConfig))
+  })
+
+/** A status replays every event in it; ids replay those events, reporting the ids that name none. */
+const replayDirectly = (which: ReplayableOutcome | ReadonlyArray<string>) =>
+  onDatabase(
+    Effect.gen(function* () {
+      const banking = yield* BankingService
+      if (typeof which === "string") return { results: yield* banking.replayByStatus(which), notFound: [] }
+      const results: Array<ReplayResult> = []
+      const notFound: Array<string> = []
+      for (const eventId of which) {
+        const result = yield* banking.replay(eventId).pipe(Effect.option)
+        if (Option.isSome(result)) results.push(result.value)
+        else notFound.push(eventId)
+      }
+      return { results, notFound } satisfies Replayed
+    })
+  )
+
+const isStoredId = Schema.is(StoredId)
+const decodeAnswer =
+  <S extends Schema.Top>(schema: S) =>
+  (answer: ServiceClient.ServiceAnswer) =>
+    Schema.decodeUnknownEffect(schema)(ServiceClient.dataOf(answer)).pipe(Effect.orDie)
+
+/**
+ * The same replays through the service that owns the embedded database. An id that is not a UUID
+ * names no event, as on the database directly (the service would call it a bad request).
+ */
+const replayThroughService = (baseUrl: string, which: ReplayableOutcome | ReadonlyArray<string>) =>
+  Effect.gen(function* () {
+    if (typeof which === "string") {
+      const answer = yield* ServiceClient.call(baseUrl, {
+        method: "POST",
+        path: "/v1/admin/webhook-events/replay",
+        body: { outcome: which }
+      })
+      return { results: yield* decodeAnswer(Schema.Array(ReplayResult))(answer), notFound: [] }
+    }
     const results: Array<ReplayResult> = []
     const notFound: Array<string> = []
     for (const eventId of which) {
-      const result = yield* banking.replay(eventId).pipe(Effect.option)
-      if (Option.isSome(result)) results.push(result.value)
+      if (!isStoredId(eventId)) {
+        notFound.push(eventId)
+        continue
+      }
+      const answer = yield* ServiceClient.call(baseUrl, {
+        method: "POST",
+        path: `/v1/admin/webhook-events/${encodeURIComponent(eventId)}/replay`
+      }).pipe(
+        Effect.map(Option.some),
+        Effect.catchIf(
+          (error) => error._tag === "ServiceCallFailed" && error.status === 404,
+          () => Effect.succeedNone
+        )
+      )
+      if (Option.isSome(answer)) results.push(yield* decodeAnswer(ReplayResult)(answer.value))
       else notFound.push(eventId)
     }
-    return { results, notFound }
+    return { results, notFound } satisfies Replayed
   })
 
 const replay = Command.make(
@@ -184,10 +257,11 @@ const replay = Command.make(
       if (eventIds.length > 0 && Option.isSome(status)) {
         return yield* new UsageError({ message: "give event ids or --status, not both" })
       }
-      const { results, notFound } = yield* replayEvents(Option.isSome(status) ? status.value : eventIds).pipe(
-        Effect.provide(BankingPostgres.layer),
-        Effect.provide(Database.layerConfig)
-      )
+      const which = Option.isSome(status) ? status.value : eventIds
+      // Beside a service that owns the embedded database, through its API; otherwise on the database.
+      const backend = yield* Backend.resolve
+      const { results, notFound } =
+        backend._tag === "Service" ? yield* replayThroughService(backend.url, which) : yield* replayDirectly(which)
       if (json) {
         yield* Console.log(JSON.stringify({ results, notFound }))
       } else if (results.length === 0 && Option.isSome(status)) {
@@ -213,7 +287,86 @@ const replay = Command.make(
   ])
 )
 
+const describeEvent = (item: WebhookEventPage["items"][number]) =>
+  [item.id, item.kind, item.reference, item.outcome, item.reason ?? "-", item.receivedAt].join("\t")
+
+interface ListQuery {
+  readonly outcome: Outcome | undefined
+  readonly kind: EventKind | undefined
+  readonly after: ListingPosition | undefined
+  readonly limit: number
+}
+
+const listDirectly = (query: ListQuery) => onDatabase(WebhookEventsService.use((events) => events.list(query)))
+
+const listThroughService = (baseUrl: string, query: ListQuery) =>
+  Effect.gen(function* () {
+    const search = new URLSearchParams({ limit: String(query.limit) })
+    if (query.outcome !== undefined) search.set("status", query.outcome)
+    if (query.kind !== undefined) search.set("kind", query.kind)
+    if (query.after !== undefined) search.set("cursor", Schema.encodeSync(ListingCursor)(query.after))
+    const answer = yield* ServiceClient.call(baseUrl, { method: "GET", path: `/v1/admin/webhook-events?${search}` })
+    return yield* decodeAnswer(WebhookEventPage)(answer)
+  })
+
+const list = Command.make(
+  "list",
+  {
+    status: Flag.Literals("status", Outcome.literals).pipe(
+      Flag.optional,
+      Flag.withDescription("Only events with this outcome")
+    ),
+    kind: Flag.Literals("kind", EventKind.literals).pipe(
+      Flag.optional,
+      Flag.withDescription("Only events of this kind")
+    ),
+    limit: Flag.Int("limit").pipe(Flag.withDefault(50), Flag.withDescription("How many events, 1 to 200")),
+    cursor: Flag.String("cursor").pipe(
+      Flag.optional,
+      Flag.withDescription("Continue after a previous page: its nextCursor (printed with --json)")
+    ),
+    json
+  },
+  ({ status, kind, limit, cursor, json }) =>
+    Effect.gen(function* () {
+      if (!Number.isInteger(limit) || limit < 1 || limit > 200) {
+        return yield* new UsageError({ message: `--limit ${limit}: must be 1 to 200` })
+      }
+      const after = Option.isSome(cursor)
+        ? yield* Schema.decodeUnknownEffect(ListingCursor)(cursor.value).pipe(
+            Effect.mapError(() => new UsageError({ message: "--cursor: not a nextCursor from a previous page" }))
+          )
+        : undefined
+      const query: ListQuery = {
+        outcome: Option.getOrUndefined(status),
+        kind: Option.getOrUndefined(kind),
+        after,
+        limit
+      }
+      const backend = yield* Backend.resolve
+      const page =
+        backend._tag === "Service" ? yield* listThroughService(backend.url, query) : yield* listDirectly(query)
+      if (json) {
+        yield* Console.log(JSON.stringify(Schema.encodeSync(WebhookEventPage)(page)))
+      } else {
+        for (const item of page.items) yield* Console.log(describeEvent(item))
+      }
+    }).pipe(Effect.provide(CommandEnvironment))
+).pipe(
+  Command.withDescription(
+    "List stored webhook events, newest first: one tab-separated line each (id, kind, reference, outcome, " +
+      "reason, receivedAt), or --json with the page's nextCursor"
+  ),
+  Command.withExamples([
+    { command: "payments-gaming webhook list --status unmatched", description: "Events waiting for an account" },
+    {
+      command: "payments-gaming webhook list --kind transfer.failed --limit 200 --json",
+      description: "Up to 200 failed-transfer events, as JSON"
+    }
+  ])
+)
+
 export const webhook = Command.make("webhook").pipe(
-  Command.withDescription("Core-banking webhooks: sign and send payloads, replay stored events"),
-  Command.withSubcommands([sign, send, replay])
+  Command.withDescription("Core-banking webhooks: sign and send payloads, list and replay stored events"),
+  Command.withSubcommands([sign, send, list, replay])
 )

@@ -1,6 +1,7 @@
 import { HttpApi, OpenApi } from "effect/http-api"
 import { BankingAdminApi, WalletApi } from "./banking/WalletApi.ts"
 import { WebhookApi } from "./banking/WebhookApi.ts"
+import { WebhookEventsApi } from "./banking/WebhookEventsApi.ts"
 import { CardsApi } from "./cards/CardsApi.ts"
 import { BodyGuard } from "./middleware/BodyGuard.ts"
 import { SchemaErrors } from "./middleware/SchemaErrors.ts"
@@ -21,6 +22,7 @@ export class Api extends HttpApi.make("payments-gaming")
   .add(WebhookApi)
   .add(WalletApi)
   .add(BankingAdminApi)
+  .add(WebhookEventsApi)
   .add(WheelApi)
   .add(CardsApi)
   .middleware(SchemaErrors)

@@ -24,10 +24,11 @@ import { HttpApiBuilder, HttpApiScalar } from "effect/http-api"
 import { PrometheusMetrics } from "effect/observability"
 import { Api } from "./Api.ts"
 import { BankingAdminHandlers, WalletHandlers } from "./banking/WalletHandlers.ts"
+import { WebhookEventsHandlers } from "./banking/WebhookEventsHandlers.ts"
 import { WebhookHandlers } from "./banking/WebhookHandlers.ts"
 import { CardsHandlers } from "./cards/CardsHandlers.ts"
 import * as Authentication from "./middleware/Authentication.ts"
-import { MAX_BODY } from "./middleware/BodyGuard.ts"
+import * as BodyGuard from "./middleware/BodyGuard.ts"
 import * as InternalKey from "./middleware/InternalKey.ts"
 import * as RateLimit from "./middleware/RateLimit.ts"
 import * as RequireAdmin from "./middleware/RequireAdmin.ts"
@@ -36,6 +37,7 @@ import { makeRouteLabels } from "./middleware/RouteLabels.ts"
 import * as SchemaErrors from "./middleware/SchemaErrors.ts"
 import { createServer } from "./NodeServer.ts"
 import { PushHandlers } from "./push/PushHandlers.ts"
+import * as Ready from "./Ready.ts"
 import * as ResponseTime from "./ResponseTime.ts"
 import { SystemHandlers } from "./system/SystemHandlers.ts"
 import { TriviaHandlers } from "./trivia/TriviaHandlers.ts"
@@ -49,10 +51,11 @@ const ApiRoutes = HttpApiBuilder.layer(Api, { openapiPath: "/openapi.json" }).pi
     WebhookHandlers,
     WalletHandlers,
     BankingAdminHandlers,
+    WebhookEventsHandlers,
     WheelHandlers,
     CardsHandlers
   ]),
-  Layer.provide([SchemaErrors.layer, Authentication.layer, RequireAdmin.layer, InternalKey.layer])
+  Layer.provide([SchemaErrors.layer, BodyGuard.layer, Authentication.layer, RequireAdmin.layer, InternalKey.layer])
 )
 
 const routeLabel = makeRouteLabels(Api, [
@@ -67,7 +70,7 @@ export const Routes = Layer.mergeAll(
   HttpApiScalar.layer(Api, { path: "/docs" }),
   PrometheusMetrics.layerHttp({ path: "/metrics" }),
   ResponseMiddleware.layer(routeLabel)
-).pipe(Layer.provide(Layer.succeed(HttpServerRequest.MaxBodySize, MAX_BODY)))
+).pipe(Layer.provide(Layer.succeed(HttpServerRequest.MaxBodySize, BodyGuard.MAX_BODY)))
 
 /** The push use case on the configured gateways (or the development sink), recording every attempt. */
 export const PushLive = PushService.layer.pipe(
@@ -134,7 +137,9 @@ export const HttpApp = HttpRouter.serve(Routes, { disableLogger: true }).pipe(La
  * adapters and the HTTP server. Closing its scope stops accepting, lets in-flight requests finish
  * and then closes the database pool.
  */
-export const ServiceLive = HttpApp.pipe(
+export const ServiceLive = Ready.layer.pipe(
+  // Built after the app, so the ready line is the last line of a start.
+  Layer.provide(HttpApp),
   Layer.provide(listen),
   Layer.provide(Database.layerConfig),
   // Secrets are resolved (and announced) with the service's logger, so production start-up logs stay JSON.

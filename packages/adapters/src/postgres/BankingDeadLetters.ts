@@ -1,4 +1,4 @@
-import { type DeadLetter, DeadLetters } from "@payments-gaming/domain/banking"
+import { type DeadLetter, DeadLetters, type ListingPosition } from "@payments-gaming/domain/banking"
 import { Effect, Layer, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 
@@ -47,6 +47,23 @@ export const layer = Layer.effect(
       return rows.map(toLetter)
     }, Effect.orDie)
 
-    return DeadLetters.of({ add, list })
+    // Keyset on (received_at, id), descending, on the index of migration 0011.
+    const listPage = Effect.fnUntraced(function* (page: {
+      readonly after?: ListingPosition | undefined
+      readonly limit: number
+    }) {
+      const after = page.after
+      const rows = yield* decodeRows(
+        after === undefined
+          ? yield* sql`SELECT id, raw_body, signature, received_at, error FROM webhook_dead_letters
+              ORDER BY received_at DESC, id DESC LIMIT ${page.limit}`
+          : yield* sql`SELECT id, raw_body, signature, received_at, error FROM webhook_dead_letters
+              WHERE (received_at, id) < (${after.receivedAt}, ${after.id}::uuid)
+              ORDER BY received_at DESC, id DESC LIMIT ${page.limit}`
+      )
+      return rows.map(toLetter)
+    }, Effect.orDie)
+
+    return DeadLetters.of({ add, list, listPage })
   })
 )

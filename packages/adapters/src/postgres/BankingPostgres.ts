@@ -1,4 +1,4 @@
-import { BankingService } from "@payments-gaming/domain/banking"
+import { BankingService, WebhookEventsService } from "@payments-gaming/domain/banking"
 import { Layer } from "effect"
 import * as BankingDeadLetters from "./BankingDeadLetters.ts"
 import * as LedgerPostgres from "./LedgerPostgres.ts"
@@ -19,5 +19,10 @@ export const layerRepositories = Layer.mergeAll(
   TransfersPostgres.layer
 )
 
-/** `BankingService` on PostgreSQL, with its ports exposed (the wheel shares the ledger). Needs `SqlClient`. */
-export const layer = BankingService.layer.pipe(Layer.provideMerge(layerRepositories))
+/**
+ * `BankingService` and the operators' `WebhookEventsService` on PostgreSQL, with their ports exposed
+ * (the wheel shares the ledger). Needs `SqlClient`.
+ */
+export const layer = Layer.merge(BankingService.layer, WebhookEventsService.layer).pipe(
+  Layer.provideMerge(layerRepositories)
+)

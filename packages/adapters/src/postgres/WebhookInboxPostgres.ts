@@ -1,8 +1,10 @@
 import {
   EventKind,
+  type ListingPosition,
   type NewWebhookEvent,
   Outcome,
   type WebhookEvent,
+  type WebhookEventHeader,
   WebhookInbox
 } from "@payments-gaming/domain/banking"
 import { Effect, Layer, Option, Schema } from "effect"
@@ -21,6 +23,8 @@ const EventRow = Schema.Struct({
   processed_at: Schema.NullOr(Schema.Date)
 })
 const decodeRows = Schema.decodeUnknownEffect(Schema.Array(EventRow))
+const HeaderRow = EventRow.mapFields(({ raw_body: _body, signature: _signature, ...header }) => header)
+const decodeHeaders = Schema.decodeUnknownEffect(Schema.Array(HeaderRow))
 const decodeIds = Schema.decodeUnknownEffect(Schema.Array(Schema.Struct({ id: Schema.String })))
 
 const toEvent = (row: typeof EventRow.Type): WebhookEvent => ({
@@ -121,6 +125,38 @@ export const layer = Layer.effect(
       return (yield* decodeRows(rows)).map(toEvent)
     }, Effect.orDie)
 
+    // Row comparison on (received_at, id) walks the indexes of migration 0011 (0002's for an
+    // outcome) backwards from the position: no offset, whatever the page. Bodies are not read.
+    const listPage = Effect.fnUntraced(function* (filter: {
+      readonly outcome?: Outcome | undefined
+      readonly kind?: EventKind | undefined
+      readonly after?: ListingPosition | undefined
+      readonly limit: number
+    }) {
+      const { outcome, kind, after } = filter
+      const where = sql.and([
+        ...(outcome === undefined ? [] : [sql`outcome = ${outcome}`]),
+        ...(kind === undefined ? [] : [sql`kind = ${kind}`]),
+        ...(after === undefined ? [] : [sql`(received_at, id) < (${after.receivedAt}, ${after.id}::uuid)`])
+      ])
+      const rows = yield* decodeHeaders(
+        yield* sql`SELECT id, kind, reference, dedup_key, received_at, outcome, reason, processed_at
+          FROM webhook_events WHERE ${where} ORDER BY received_at DESC, id DESC LIMIT ${filter.limit}`
+      )
+      return rows.map(
+        (row): WebhookEventHeader => ({
+          id: row.id,
+          kind: row.kind,
+          reference: row.reference,
+          dedupKey: row.dedup_key,
+          receivedAt: row.received_at,
+          outcome: row.outcome,
+          reason: row.reason,
+          processedAt: row.processed_at
+        })
+      )
+    }, Effect.orDie)
+
     const markOutcome = Effect.fnUntraced(function* (
       id: string,
       outcome: Exclude<Outcome, "received" | "conflict">,
@@ -131,6 +167,6 @@ export const layer = Layer.effect(
         WHERE id = ${id}::uuid`
     }, Effect.orDie)
 
-    return WebhookInbox.of({ store, storeConflict, find, findForUpdate, list, markOutcome })
+    return WebhookInbox.of({ store, storeConflict, find, findForUpdate, list, listPage, markOutcome })
   })
 )

@@ -1,4 +1,5 @@
 import { Context, type Effect } from "effect"
+import type { ListingPosition } from "./ListingCursor.ts"
 import type { DeadLetter } from "./Model.ts"
 
 /** Signed deliveries that could not be read (bad JSON, schema violations), kept for inspection. */
@@ -13,5 +14,10 @@ export class DeadLetters extends Context.Service<
     }): Effect.Effect<DeadLetter>
     /** Newest first. */
     list(page: { readonly limit: number; readonly offset: number }): Effect.Effect<ReadonlyArray<DeadLetter>>
+    /** Newest first (received_at, then id, descending), strictly after `after`: a keyset page. */
+    listPage(page: {
+      readonly after?: ListingPosition | undefined
+      readonly limit: number
+    }): Effect.Effect<ReadonlyArray<DeadLetter>>
   }
 >()("@payments-gaming/domain/banking/DeadLetters") {}

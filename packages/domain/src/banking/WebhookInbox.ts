@@ -1,10 +1,14 @@
 import { Context, type Effect, type Option } from "effect"
-import type { NewWebhookEvent, Outcome, WebhookEvent } from "./Model.ts"
+import type { ListingPosition } from "./ListingCursor.ts"
+import type { EventKind, NewWebhookEvent, Outcome, WebhookEvent } from "./Model.ts"
 
 export type StoreResult =
   | { readonly _tag: "Stored"; readonly event: WebhookEvent }
   /** An event with the same kind and reference was stored before; nothing was written. */
   | { readonly _tag: "Duplicate"; readonly event: WebhookEvent }
+
+/** A stored event without its body and signature: what a listing needs, without reading every body. */
+export type WebhookEventHeader = Omit<WebhookEvent, "rawBody" | "signature">
 
 /**
  * Every verified, decodable webhook, kept with its raw body so it can be replayed. Uniqueness of
@@ -31,6 +35,16 @@ export class WebhookInbox extends Context.Service<
       readonly limit: number
       readonly offset: number
     }): Effect.Effect<ReadonlyArray<WebhookEvent>>
+    /**
+     * Newest first (received_at, then id, descending), strictly after `after`: a keyset page for
+     * operators, read on an index whatever the filters (migration 0011).
+     */
+    listPage(filter: {
+      readonly outcome?: Outcome | undefined
+      readonly kind?: EventKind | undefined
+      readonly after?: ListingPosition | undefined
+      readonly limit: number
+    }): Effect.Effect<ReadonlyArray<WebhookEventHeader>>
     markOutcome(
       id: string,
       outcome: Exclude<Outcome, "received" | "conflict">,

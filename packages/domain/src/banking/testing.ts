@@ -3,9 +3,11 @@ import { LedgerMemory } from "../ledger/index.ts"
 import { BankingService } from "./BankingService.ts"
 import { DeadLetters } from "./DeadLetters.ts"
 import { InvalidSignature } from "./Errors.ts"
+import type { ListingPosition } from "./ListingCursor.ts"
 import type { DeadLetter, Transfer, VirtualAccount, WebhookEvent } from "./Model.ts"
 import { Transfers } from "./Transfers.ts"
 import { VirtualAccounts } from "./VirtualAccounts.ts"
+import { WebhookEventsService } from "./WebhookEventsService.ts"
 import { WebhookInbox } from "./WebhookInbox.ts"
 import { WebhookVerifier } from "./WebhookVerifier.ts"
 
@@ -13,6 +15,19 @@ const { MemoryDatabase } = LedgerMemory
 
 /** Deterministic ids shaped like UUIDs, so code that checks the shape accepts them. */
 const uuidFrom = (sequence: number) => `00000000-0000-4000-8000-${sequence.toString(16).padStart(12, "0")}`
+
+/**
+ * Newest first, strictly after `after`, as PostgreSQL orders (received_at, id) descending: its uuid
+ * order is the order of the lowercase text, which is how these ids compare.
+ */
+const newestFirst = <Row extends ListingPosition>(rows: ReadonlyArray<Row>, after: ListingPosition | undefined) => {
+  const before = (row: ListingPosition, position: ListingPosition) =>
+    row.receivedAt.getTime() < position.receivedAt.getTime() ||
+    (row.receivedAt.getTime() === position.receivedAt.getTime() && row.id < position.id)
+  return rows
+    .filter((row) => after === undefined || before(row, after))
+    .sort((a, b) => b.receivedAt.getTime() - a.receivedAt.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
+}
 
 interface EventRow {
   readonly event: WebhookEvent
@@ -71,6 +86,20 @@ export const layerMemoryWebhookInbox = Layer.effect(
               .map((row) => row.event)
           )
         ),
+      listPage: ({ outcome, kind, after, limit }) =>
+        db.atomically(
+          Effect.sync(() =>
+            newestFirst(
+              [...events.values()]
+                .map((row) => row.event)
+                .filter(
+                  (event) =>
+                    (outcome === undefined || event.outcome === outcome) && (kind === undefined || event.kind === kind)
+                ),
+              after
+            ).slice(0, limit)
+          )
+        ),
       markOutcome: (id, outcome, reason, processedAt) =>
         db.atomically(
           Effect.sync(() => {
@@ -99,7 +128,9 @@ export const layerMemoryDeadLetters = Layer.effect(
           })
         ),
       list: ({ limit, offset }) =>
-        db.atomically(Effect.sync(() => [...letters.values()].reverse().slice(offset, offset + limit)))
+        db.atomically(Effect.sync(() => [...letters.values()].reverse().slice(offset, offset + limit))),
+      listPage: ({ after, limit }) =>
+        db.atomically(Effect.sync(() => newestFirst([...letters.values()], after).slice(0, limit)))
     })
   })
 )
@@ -181,8 +212,8 @@ export const layerMemoryRepositories = Layer.mergeAll(
   layerMemoryTransfers
 )
 
-/** `BankingService` on in-memory ports, with the ports and the ledger exposed for assertions. */
-export const layerMemory = BankingService.layer.pipe(
+/** `BankingService` and `WebhookEventsService` on in-memory ports, with the ports and the ledger exposed for assertions. */
+export const layerMemory = Layer.merge(BankingService.layer, WebhookEventsService.layer).pipe(
   Layer.provideMerge(layerMemoryRepositories),
   Layer.provideMerge(LedgerMemory.layerMemory)
 )

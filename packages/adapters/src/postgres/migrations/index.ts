@@ -10,6 +10,7 @@ import ledgerSystemBalances from "./0007_ledger_system_balances.ts"
 import ledgerGuards from "./0008_ledger_guards.ts"
 import cardDigits from "./0009_card_digits.ts"
 import webhookConflicts from "./0010_webhook_conflicts.ts"
+import webhookEventListing from "./0011_webhook_event_listing.ts"
 
 /**
  * Every migration, keyed `<id>_<name>`. Statically imported (not read from a folder) so the set is
@@ -25,5 +26,6 @@ export const migrations: Record<string, Effect.Effect<unknown, unknown, SqlClien
   "0007_ledger_system_balances": ledgerSystemBalances,
   "0008_ledger_guards": ledgerGuards,
   "0009_card_digits": cardDigits,
-  "0010_webhook_conflicts": webhookConflicts
+  "0010_webhook_conflicts": webhookConflicts,
+  "0011_webhook_event_listing": webhookEventListing
 }

@@ -1,0 +1,40 @@
+import { Effect, Result, Schema, SchemaIssue, SchemaTransformation } from "effect"
+import { Base64Url } from "effect/encoding"
+
+/**
+ * Where a newest-first listing stands: the next page holds what sorts strictly after this
+ * (receivedAt, id) in descending order. A position, not an offset, so rows arriving or changing
+ * outcome while an operator pages neither repeat nor skip the rows already ordered before them.
+ */
+export interface ListingPosition {
+  readonly receivedAt: Date
+  readonly id: string
+}
+
+/** Ids of stored events and dead letters: UUIDs (the shape only; any version). */
+export const StoredId = Schema.String.check(Schema.isGUID({ expected: "a UUID" }))
+
+const POSITION = /^(\d{1,15})\.([0-9a-fA-F-]{36})$/
+const invalid = "an opaque cursor from a previous page's nextCursor"
+
+/**
+ * The `cursor` of a listing: base64url of `<receivedAt epoch ms>.<id>`. Opaque to clients (they
+ * pass back what `nextCursor` gave them); anything that does not decode to a position is refused.
+ */
+export const ListingCursor = Schema.String.pipe(
+  Schema.decodeTo(
+    Schema.Struct({ receivedAt: Schema.Date, id: StoredId }),
+    SchemaTransformation.transformEffect({
+      decode: (text, options) => {
+        const decoded = text.length > 128 ? undefined : Base64Url.decodeString(text)
+        const match = decoded === undefined || Result.isFailure(decoded) ? null : POSITION.exec(decoded.success)
+        if (match === null) return Effect.fail(new SchemaIssue.InvalidValue({ expected: invalid }, text, options))
+        return Effect.succeed({ receivedAt: new Date(Number(match[1])), id: (match[2] as string).toLowerCase() })
+      },
+      encode: (position) => Effect.succeed(Base64Url.encode(`${position.receivedAt.getTime()}.${position.id}`))
+    })
+  )
+)
+
+/** The cursor text of a position, as a listing hands it out in `nextCursor`. */
+export const encodeCursor: (position: ListingPosition) => string = Schema.encodeSync(ListingCursor)
