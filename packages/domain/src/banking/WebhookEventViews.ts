@@ -1,5 +1,6 @@
 import { Schema } from "effect"
 import { Base64 } from "effect/encoding"
+import { decodeUtf8 } from "../text/Utf8.ts"
 import { ListingCursor } from "./ListingCursor.ts"
 import { type DeadLetter, EventKind, Outcome, type WebhookEvent } from "./Model.ts"
 import type { WebhookEventHeader } from "./WebhookInbox.ts"
@@ -55,16 +56,15 @@ export type DeadLetterView = typeof DeadLetterView.Type
 export const DeadLetterPage = Schema.Struct({ items: Schema.Array(DeadLetterView), nextCursor })
 export type DeadLetterPage = typeof DeadLetterPage.Type
 
-// fatal: invalid UTF-8 is reported, not replaced; ignoreBOM: a leading BOM is kept, as sent.
-const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true })
-
-/** Text when the bytes are valid UTF-8 (a webhook's always are), else base64: never a lossy reading. */
+/**
+ * Text when the bytes are valid UTF-8 (a webhook's always are; a leading BOM is kept, as sent), else
+ * base64: never a lossy reading.
+ */
 export const storedBody = (bytes: Uint8Array): { body: string; bodyEncoding: "utf8" | "base64" } => {
-  try {
-    return { body: utf8.decode(bytes), bodyEncoding: "utf8" }
-  } catch {
-    return { body: Base64.encode(bytes), bodyEncoding: "base64" }
-  }
+  const text = decodeUtf8(bytes, { keepBom: true })
+  return text === undefined
+    ? { body: Base64.encode(bytes), bodyEncoding: "base64" }
+    : { body: text, bodyEncoding: "utf8" }
 }
 
 export const toEventSummary = (event: WebhookEventHeader): WebhookEventSummary => ({

@@ -1,14 +1,6 @@
 import { Result } from "effect"
 import { JsonNumber, MAX_NUMBER_LENGTH, numberOutOfBounds } from "../money/index.ts"
-
-// Every JavaScript runtime has TextDecoder; declared here because the domain compiles without DOM
-// or Node typings.
-declare const TextDecoder: new (
-  label: string,
-  options: { readonly fatal: boolean }
-) => { decode(input: Uint8Array): string }
-
-const utf8 = new TextDecoder("utf-8", { fatal: true })
+import { decodeUtf8 } from "../text/Utf8.ts"
 
 // A double holds every decimal of at most 15 significant digits exactly enough that its shortest
 // text (`String(n)`) has the same value (IEEE 754's DBL_DIG is 15). Counting every digit, leading
@@ -126,12 +118,8 @@ const parseWithSources = (text: string): Result.Result<unknown, string> => {
  * shorten the text ("4950.50" becomes "4950.5"), never the value.
  */
 export const parseJsonExact = (bytes: Uint8Array): Result.Result<unknown, string> => {
-  let text: string
-  try {
-    text = utf8.decode(bytes)
-  } catch {
-    return Result.fail("the body is not valid UTF-8")
-  }
+  const text = decodeUtf8(bytes)
+  if (text === undefined) return Result.fail("the body is not valid UTF-8")
   const { numbersFitDoubles, depth, numberTooBig } = scan(text)
   if (depth > MAX_JSON_DEPTH) return Result.fail(`the body nests deeper than ${MAX_JSON_DEPTH} levels`)
   // Before any parse: reading a 100,000-digit number, or carrying `1e999999999` to where its
