@@ -1,6 +1,7 @@
 import { createHash, createHmac, randomBytes, randomUUID, timingSafeEqual } from "node:crypto"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import { PgClient } from "@effect/sql-pg"
+import { WEBHOOK_PATH } from "@payments-gaming/http/Paths"
 import { Effect, ManagedRuntime, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
 import * as Jose from "jose"
@@ -469,7 +470,7 @@ export async function startPlain(port: number, http: Http) {
 
   const routes: Record<string, (request: IncomingMessage, response: ServerResponse) => Promise<void>> = {
     "GET /v1/spin-and-win": wheelView,
-    "POST /v1/webhook/core-banking/provider": webhook,
+    [`POST ${WEBHOOK_PATH}`]: webhook,
     "POST /v1/user/cards": addCard,
     "POST /v1/spin-and-win/spin": spin,
     "GET /readyz": async (_request, response) => {

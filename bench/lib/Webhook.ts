@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import { ROOT } from "./Children.ts"
 
-export const WEBHOOK_PATH = "/v1/webhook/core-banking/provider"
+export { WEBHOOK_PATH } from "@payments-gaming/http/Paths"
 
 const REFERENCE_SLOT = "__BENCH_REFERENCE__"
 

@@ -1,7 +1,7 @@
 import { describe, layer } from "@effect/vitest"
-import { BankingMemory } from "@payments-gaming/domain/banking"
+import { BankingTesting } from "@payments-gaming/domain/testing"
 import { bankingContract } from "./bankingContract.ts"
 
 describe("BankingService on in-memory ports", () => {
-  layer(BankingMemory.layerMemory, { excludeTestServices: true })((it) => bankingContract(it))
+  layer(BankingTesting.layerMemory, { excludeTestServices: true })((it) => bankingContract(it))
 })

@@ -1,18 +1,20 @@
 import { assert, describe, it, layer } from "@effect/vitest"
 import { BankingService } from "@payments-gaming/domain/banking"
 import { Ledger } from "@payments-gaming/domain/ledger"
+import * as Layers from "@payments-gaming/http/Layers"
 import { type Context, Effect, Layer, Redacted } from "effect"
 import * as Reactivity from "effect/reactivity/Reactivity"
 import { SqlClient } from "effect/sql"
 import { inject } from "vitest"
-import * as BankingPostgres from "../../packages/adapters/src/postgres/BankingPostgres.ts"
 import { runMigrations } from "../../packages/adapters/src/postgres/Migrations.ts"
 import * as PostgresClient from "../../packages/adapters/src/postgres/PostgresClient.ts"
 import { TestDatabase as BankingDatabase, freshDatabaseUrl } from "../support/TestDatabase.ts"
 import { type BankingContext, bankingContract, cash, linkedUser, receive } from "./bankingContract.ts"
 import { bytes, credit, unique } from "./fixtures.ts"
 
-const Live = BankingPostgres.layer.pipe(Layer.provideMerge(BankingDatabase))
+/** Banking as the server wires it, the ledger and every port reachable. */
+const OnLedger = Layers.Banking.pipe(Layer.provideMerge(Layers.Ledger))
+const Live = OnLedger.pipe(Layer.provideMerge(BankingDatabase))
 
 describe("BankingService on PostgreSQL", () => {
   layer(Live, { timeout: "120 seconds", excludeTestServices: true })((it) => {
@@ -47,7 +49,7 @@ describe("BankingService on PostgreSQL", () => {
         }
         const url = yield* freshDatabaseUrl.pipe(Effect.provide(Reactivity.layer))
         const process = () =>
-          BankingPostgres.layer.pipe(
+          OnLedger.pipe(
             Layer.provideMerge(
               PostgresClient.layer({ url: Redacted.make(url), dataDir: undefined, maxConnections: 10 })
             ),

@@ -1,9 +1,9 @@
 import { assert, describe, it, layer } from "@effect/vitest"
-import { BankingMemory } from "@payments-gaming/domain/banking"
+import { BankingTesting } from "@payments-gaming/domain/testing"
+import * as Layers from "@payments-gaming/http/Layers"
 import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import fc from "fast-check"
-import * as BankingPostgres from "../../packages/adapters/src/postgres/BankingPostgres.ts"
 import { TestDatabase as BankingDatabase } from "../support/TestDatabase.ts"
 import type { BankingContext } from "./bankingContract.ts"
 import { operations, runScenario } from "./bankingScenario.ts"
@@ -38,11 +38,11 @@ describe("ledger invariants under random banking traffic", () => {
   // A fresh in-memory database per run: cheap, so many runs.
   it(
     "hold in memory for 300 random sequences",
-    () => property(300, (scenario) => Effect.provide(scenario, BankingMemory.layerMemory)),
+    () => property(300, (scenario) => Effect.provide(scenario, BankingTesting.layerMemory)),
     120_000
   )
 
-  layer(BankingPostgres.layer.pipe(Layer.provideMerge(BankingDatabase)), {
+  layer(Layers.Banking.pipe(Layer.provideMerge(Layers.Ledger), Layer.provideMerge(BankingDatabase)), {
     timeout: "120 seconds",
     excludeTestServices: true
   })("on PostgreSQL", (it) => {

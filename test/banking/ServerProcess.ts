@@ -1,11 +1,12 @@
 import { createHmac } from "node:crypto"
 import { request } from "node:http"
+import { WEBHOOK_PATH as WEBHOOK } from "@payments-gaming/http/Paths"
 import { Effect } from "effect"
 import * as Jose from "jose"
 import { freePort, pollUntil } from "../lifecycle/Http.ts"
 import { SERVER, spawnNode } from "../support/NodeProcess.ts"
 
-export const WEBHOOK = "/v1/webhook/core-banking/provider"
+export { WEBHOOK_PATH as WEBHOOK } from "@payments-gaming/http/Paths"
 
 /** Secrets given to every process of these tests, so the server, the CLI and the test agree. */
 export const SECRETS = {

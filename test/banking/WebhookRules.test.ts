@@ -1,4 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
+import type { UserId } from "@payments-gaming/domain/auth"
 import {
   type CreditPayload,
   creditAccountNumber,
@@ -14,7 +15,7 @@ import { bytes, credit, type Json, transferEvent } from "./fixtures.ts"
 
 const account: VirtualAccount = {
   accountNumber: "9900112233",
-  userId: "ada",
+  userId: "ada" as UserId,
   currency: "NGN",
   accountName: null,
   bankName: null,
@@ -111,7 +112,7 @@ describe("credit rules", () => {
 describe("transfer rules", () => {
   const transfer = (status: Transfer["status"]): Transfer => ({
     reference: "TRF-1",
-    userId: "ada",
+    userId: "ada" as UserId,
     currency: "NGN",
     amount: BigDecimal.fromStringUnsafe("2500"),
     status,

@@ -1,4 +1,5 @@
 import { assert, type Vitest } from "@effect/vitest"
+import type { UserId } from "@payments-gaming/domain/auth"
 import {
   BankingService,
   DeadLetters,
@@ -36,10 +37,10 @@ export const receive = (payload: Json | string | Uint8Array, signature = "sig") 
     })
   )
 
-export const walletOf = (userId: string) =>
+export const walletOf = (userId: UserId) =>
   Effect.flatMap(Effect.service(BankingService), (banking) => banking.wallet(userId))
 
-export const cash = (userId: string, currency: "NGN" | "USD" = "NGN") =>
+export const cash = (userId: UserId, currency: "NGN" | "USD" = "NGN") =>
   Effect.flatMap(Effect.service(Ledger), (ledger) =>
     Effect.map(ledger.balance(Account.userCash(userId, currency)), Money.format)
   )
@@ -47,7 +48,7 @@ export const cash = (userId: string, currency: "NGN" | "USD" = "NGN") =>
 /** A user with a linked NGN virtual account. */
 export const linkedUser = Effect.gen(function* () {
   const banking = yield* BankingService
-  const userId = unique("user")
+  const userId = unique("user") as UserId
   const accountNumber = unique("VA")
   yield* banking.linkVirtualAccount(accountNumber, { userId, currency: "NGN" })
   return { userId, accountNumber }
@@ -191,7 +192,7 @@ export const bankingContract = (it: It) => {
   it.effect("a conflicting redelivery of an unmatched credit is not applied when the first is replayed", () =>
     Effect.gen(function* () {
       const banking = yield* BankingService
-      const userId = unique("late")
+      const userId = unique("late") as UserId
       const accountNumber = unique("VA")
       const reference = unique("VA")
       const first = yield* receive(credit({ reference, accountNumber, amount: 10, fee: "0", settled: 10 }))
@@ -272,7 +273,7 @@ export const bankingContract = (it: It) => {
   it.effect("replay after linking the missing account credits once; replaying again changes nothing", () =>
     Effect.gen(function* () {
       const banking = yield* BankingService
-      const userId = unique("late")
+      const userId = unique("late") as UserId
       const accountNumber = unique("VA")
       const first = yield* receive(
         credit({ reference: unique("VA"), accountNumber, amount: 200, fee: "0", settled: 200 })
@@ -298,7 +299,7 @@ export const bankingContract = (it: It) => {
   it.effect("replayByStatus runs every unmatched event once", () =>
     Effect.gen(function* () {
       const banking = yield* BankingService
-      const userId = unique("bulk")
+      const userId = unique("bulk") as UserId
       const accountNumber = unique("VA")
       const references = [unique("b"), unique("b"), unique("b")]
       for (const reference of references) {
@@ -433,7 +434,7 @@ export const bankingContract = (it: It) => {
       )
       assert.strictEqual(other._tag, "TransferConflict")
       const otherUser = yield* Effect.flip(
-        banking.recordTransfer({ reference, userId: "someone", currency: "NGN", amount: dec("60") })
+        banking.recordTransfer({ reference, userId: "someone" as UserId, currency: "NGN", amount: dec("60") })
       )
       assert.strictEqual(otherUser._tag, "TransferConflict")
       const precise = yield* Effect.flip(
@@ -452,7 +453,7 @@ export const bankingContract = (it: It) => {
     Effect.gen(function* () {
       const banking = yield* BankingService
       const accountNumber = unique("VA")
-      const userId = unique("owner")
+      const userId = unique("owner") as UserId
       const created = yield* banking.linkVirtualAccount(accountNumber, { userId, currency: "NGN", accountName: "ADA" })
       assert.isTrue(created.created)
       assert.deepStrictEqual(
@@ -468,7 +469,7 @@ export const bankingContract = (it: It) => {
       const same = yield* banking.linkVirtualAccount(accountNumber, { userId, currency: "NGN" })
       assert.isFalse(same.created)
       const otherUser = yield* Effect.flip(
-        banking.linkVirtualAccount(accountNumber, { userId: "other", currency: "NGN" })
+        banking.linkVirtualAccount(accountNumber, { userId: "other" as UserId, currency: "NGN" })
       )
       assert.strictEqual(otherUser._tag, "VirtualAccountConflict")
       const otherCurrency = yield* Effect.flip(banking.linkVirtualAccount(accountNumber, { userId, currency: "USD" }))
@@ -476,7 +477,7 @@ export const bankingContract = (it: It) => {
       const concurrent = unique("VA")
       const results = yield* Effect.all(
         Array.from({ length: 10 }, (_, i) =>
-          Effect.result(banking.linkVirtualAccount(concurrent, { userId: `racer-${i % 2}`, currency: "NGN" }))
+          Effect.result(banking.linkVirtualAccount(concurrent, { userId: `racer-${i % 2}` as UserId, currency: "NGN" }))
         ),
         { concurrency: "unbounded" }
       )

@@ -1,4 +1,5 @@
 import { assert } from "@effect/vitest"
+import type { UserId } from "@payments-gaming/domain/auth"
 import { BankingService } from "@payments-gaming/domain/banking"
 import { Ledger } from "@payments-gaming/domain/ledger"
 import { Money } from "@payments-gaming/domain/money"
@@ -76,7 +77,7 @@ export const runScenario = (prefix: string, ops: ReadonlyArray<Operation>) =>
   Effect.gen(function* () {
     const banking = yield* BankingService
     const ledger = yield* Ledger
-    const userId = (i: number) => `${prefix}-user-${i}`
+    const userId = (i: number) => `${prefix}-user-${i}` as UserId
     const accountNumber = (i: number) => `${prefix}-acct-${i}`
     const reference = (i: number) => `${prefix}-ref-${i}`
     const transferReference = (i: number) => `${prefix}-trf-${i}`

@@ -1,11 +1,12 @@
 import { createHmac } from "node:crypto"
 import { assert, describe, layer } from "@effect/vitest"
 import { BankingService, MAX_REFERENCE_LENGTH } from "@payments-gaming/domain/banking"
-import { Movements } from "@payments-gaming/domain/ledger"
+import { LedgerKeys } from "@payments-gaming/domain/ledger"
 import { MAX_NUMBER_LENGTH } from "@payments-gaming/domain/money"
-import { Effect } from "effect"
+import * as Layers from "@payments-gaming/http/Layers"
+import { WEBHOOK_PATH as WEBHOOK } from "@payments-gaming/http/Paths"
+import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
-import * as BankingPostgres from "../../packages/adapters/src/postgres/BankingPostgres.ts"
 import { request, TEST_ENV, TestServer, tokenFor } from "../support/TestServer.ts"
 import { credit, type Json, transferEvent, unique } from "./fixtures.ts"
 
@@ -14,7 +15,6 @@ import { credit, type Json, transferEvent, unique } from "./fixtures.ts"
  * transfer outcome, replay), one past the bound is a 400 (and a dead letter for a webhook), and no
  * numeric literal is too long or too large to be refused at once. Over real HTTP on PostgreSQL.
  */
-const WEBHOOK = "/v1/webhook/core-banking/provider"
 const SECRET = TEST_ENV.WEBHOOK_SECRETS.split(",")[0]!
 
 const deliverText = (body: string) =>
@@ -79,7 +79,9 @@ const transferCount = (reference: string) =>
 
 /** Replays a stored event as the CLI does: the banking service on the server's database. */
 const replay = (eventId: string) =>
-  BankingService.use((banking) => banking.replay(eventId)).pipe(Effect.provide(BankingPostgres.layer))
+  BankingService.use((banking) => banking.replay(eventId)).pipe(
+    Effect.provide(Layers.Banking.pipe(Layer.provide(Layers.Ledger)))
+  )
 
 /** A signed webhook past a bound: 400 with the issue named, dead-lettered, nothing stored. */
 const refusedWebhook = (body: string, reference: string | undefined, expected: RegExp) =>
@@ -107,7 +109,9 @@ describe("references and numbers at their bounds, over HTTP", () => {
           (yield* eventOf(reference)).map((event) => event.outcome),
           ["processed"]
         )
-        assert.deepStrictEqual(yield* ledgerKeys([Movements.depositKey(reference)]), [Movements.depositKey(reference)])
+        assert.deepStrictEqual(yield* ledgerKeys([LedgerKeys.depositKey(reference)]), [
+          LedgerKeys.depositKey(reference)
+        ])
 
         const longer = referenceOf(MAX_REFERENCE_LENGTH + 1)
         const body = JSON.stringify(credit({ reference: longer, accountNumber, amount: "1.00", fee: "0", settled: 1 }))
@@ -164,10 +168,10 @@ describe("references and numbers at their bounds, over HTTP", () => {
           ]
         )
         const keys = [
-          Movements.holdKey(failed),
-          Movements.returnKey(failed),
-          Movements.holdKey(paid),
-          Movements.settleKey(paid)
+          LedgerKeys.holdKey(failed),
+          LedgerKeys.returnKey(failed),
+          LedgerKeys.holdKey(paid),
+          LedgerKeys.settleKey(paid)
         ]
         assert.deepStrictEqual(yield* ledgerKeys(keys), [...keys].sort())
 
@@ -214,8 +218,8 @@ describe("references and numbers at their bounds, over HTTP", () => {
         const returned = yield* replay(waiting!.id)
         assert.deepStrictEqual([returned.replayed, returned.outcome], [true, "processed"])
         assert.strictEqual(yield* ngn(userId), "90.00")
-        assert.deepStrictEqual(yield* ledgerKeys([Movements.returnKey(transferReference)]), [
-          Movements.returnKey(transferReference)
+        assert.deepStrictEqual(yield* ledgerKeys([LedgerKeys.returnKey(transferReference)]), [
+          LedgerKeys.returnKey(transferReference)
         ])
       })
     )

@@ -1,11 +1,11 @@
 import { createHmac } from "node:crypto"
 import { assert, describe, layer } from "@effect/vitest"
+import { WEBHOOK_PATH as WEBHOOK } from "@payments-gaming/http/Paths"
 import { Effect, Layer, Logger } from "effect"
 import { SqlClient } from "effect/sql"
 import { request, TEST_ENV, TestServer, tokenFor } from "../support/TestServer.ts"
 import { credit, type Json, transferEvent, unique } from "./fixtures.ts"
 
-const WEBHOOK = "/v1/webhook/core-banking/provider"
 const [CURRENT_SECRET, PREVIOUS_SECRET] = TEST_ENV.WEBHOOK_SECRETS.split(",") as [string, string]
 const hmac = (secret: string, body: string) => createHmac("sha256", secret).update(body).digest("hex")
 

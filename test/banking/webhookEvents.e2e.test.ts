@@ -1,11 +1,11 @@
 import { createHmac } from "node:crypto"
 import { assert, describe, layer } from "@effect/vitest"
+import { WEBHOOK_PATH as WEBHOOK } from "@payments-gaming/http/Paths"
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
 import { request, TEST_ENV, type TestResponse, TestServer, tokenFor } from "../support/TestServer.ts"
 import { credit, unique } from "./fixtures.ts"
 
-const WEBHOOK = "/v1/webhook/core-banking/provider"
 const EVENTS = "/v1/admin/webhook-events"
 const DEAD_LETTERS = "/v1/admin/dead-letters"
 const SECRET = TEST_ENV.WEBHOOK_SECRETS.split(",")[0] as string

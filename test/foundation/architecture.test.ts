@@ -21,6 +21,11 @@ const importsOf = (file: string) =>
     )
   ].map((match) => match[1] as string)
 
+/** Where every use case is wired (apps/http/src/Layers.ts): the one module of the HTTP app the CLI may import. */
+const COMPOSITION_ROOT = "@payments-gaming/http/Layers"
+/** The contract's paths and header names, which the CLI sends requests with. */
+const PATHS = "@payments-gaming/http/Paths"
+
 /** Every (file, import) pair under `dir` whose import `forbidden` rejects. */
 const violations = (dir: string, forbidden: (specifier: string) => boolean) =>
   sourceFiles(join(root, dir)).flatMap((file) =>
@@ -51,12 +56,28 @@ describe("the hexagon's dependency direction", () => {
     assert.deepStrictEqual(bad, [])
   })
 
-  it("the HTTP app never imports the CLI, and only the CLI's serve command imports the HTTP app", () => {
+  it("the HTTP app never imports the CLI; the CLI imports of it only the composition root and the paths, and serve the app", () => {
     assert.deepStrictEqual(
       violations("apps/http/src", (specifier) => specifier.startsWith("@payments-gaming/cli")),
       []
     )
-    const cliImportsOfHttp = violations("apps/cli/src", (specifier) => specifier.startsWith("@payments-gaming/http"))
+    const cliImportsOfHttp = violations(
+      "apps/cli/src",
+      (specifier) =>
+        specifier.startsWith("@payments-gaming/http") && specifier !== COMPOSITION_ROOT && specifier !== PATHS
+    )
     assert.deepStrictEqual(cliImportsOfHttp, ["apps/cli/src/ServeCommand.ts imports @payments-gaming/http"])
+    // The paths are plain constants: the CLI loading them loads nothing else of the app.
+    assert.deepStrictEqual(importsOf(join(root, "apps/http/src/Paths.ts")), [])
+  })
+
+  it("the composition root imports nothing else of the HTTP app, so the CLI loading it loads no server", () => {
+    const file = join(root, "apps/http/src/Layers.ts")
+    const own = importsOf(file).filter(
+      (specifier) => specifier.startsWith(".") || specifier.startsWith("@payments-gaming/http")
+    )
+    assert.deepStrictEqual(own, [])
+    // The rule above is not vacuous: the CLI does take its use cases from the root.
+    assert.isNotEmpty(violations("apps/cli/src", (specifier) => specifier === COMPOSITION_ROOT))
   })
 })

@@ -1,5 +1,6 @@
 import { createHmac } from "node:crypto"
 import { assert, describe, it, layer } from "@effect/vitest"
+import { WEBHOOK_PATH } from "@payments-gaming/http/Paths"
 import { Effect, Layer, Logger } from "effect"
 import { HttpApi } from "effect/http-api"
 import { SqlClient } from "effect/sql"
@@ -47,7 +48,7 @@ describe("the body guard follows the matched route", () => {
         ;(policyOf({ group, endpoint }, ReadsRawBody) ? exempt : guarded).push(name)
       }
     })
-    assert.deepStrictEqual(exempt, ["POST /v1/webhook/core-banking/provider"])
+    assert.deepStrictEqual(exempt, [`POST ${WEBHOOK_PATH}`])
     assert.include(guarded, "POST /v1/user/cards")
     assert.include(guarded, "POST /v1/gaming/trivia/challenges")
   })
@@ -184,7 +185,7 @@ describe("the body guard follows the matched route", () => {
         const before = yield* deadLetters
         const reference = unique("guard-webhook")
         const accepted = yield* post(
-          "/v1/webhook/core-banking/provider",
+          WEBHOOK_PATH,
           encoder.encode(JSON.stringify(credit({ reference, accountNumber: "1234567890" })))
         )
         assert.strictEqual(accepted.status, 200)
@@ -199,7 +200,7 @@ describe("the body guard follows the matched route", () => {
           "guard-utf8"
         )
         for (const [path, bytes] of [
-          ["/v1/webhook/core-banking/provider", nul],
+          [WEBHOOK_PATH, nul],
           ["//V1/webhook/core-banking/provider?next=/v1/user/cards", invalid]
         ] as const) {
           const refused = yield* post(path, bytes)
@@ -208,7 +209,7 @@ describe("the body guard follows the matched route", () => {
         }
         assert.strictEqual((yield* deadLetters) - before, 2)
         // Unsigned, the same bytes are a 401 and stored nowhere: the signature comes first.
-        const unsigned = yield* post("/v1/webhook/core-banking/provider", nul, "0".repeat(64))
+        const unsigned = yield* post(WEBHOOK_PATH, nul, "0".repeat(64))
         assert.strictEqual(unsigned.status, 401)
         assert.strictEqual((yield* deadLetters) - before, 2)
       })

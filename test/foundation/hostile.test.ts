@@ -1,6 +1,7 @@
 import { createHmac } from "node:crypto"
 import { connect } from "node:net"
 import { assert, describe, layer } from "@effect/vitest"
+import { WEBHOOK_PATH } from "@payments-gaming/http/Paths"
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
 import * as Jose from "jose"
@@ -102,7 +103,7 @@ describe("hostile input never reaches a 500", () => {
         }
         const reference = unique("VA")
         const payload = credit({ reference, accountNumber: "1234567890", amount: 1e30, fee: "0", settled: 1e30 })
-        const webhook = yield* request("/v1/webhook/core-banking/provider", signed(JSON.stringify(payload)))
+        const webhook = yield* request(WEBHOOK_PATH, signed(JSON.stringify(payload)))
         assert.strictEqual(webhook.status, 200)
         const sql = yield* SqlClient.SqlClient
         const rows = yield* sql<{ outcome: string }>`SELECT outcome FROM webhook_events WHERE reference = ${reference}`
@@ -113,10 +114,10 @@ describe("hostile input never reaches a 500", () => {
     it.effect("a NUL in a signed webhook is a 400, dead-lettered, and the parser's text is not echoed", () =>
       Effect.gen(function* () {
         const body = JSON.stringify(credit({ reference: "nul\u0000ref", accountNumber: "1234567890" }))
-        const response = yield* request("/v1/webhook/core-banking/provider", signed(body))
+        const response = yield* request(WEBHOOK_PATH, signed(body))
         assert.strictEqual(response.status, 400)
         assert.deepStrictEqual(Object.keys(response.json), ["status", "message", "data", "errors"])
-        const broken = yield* request("/v1/webhook/core-banking/provider", signed("[".repeat(100_000)))
+        const broken = yield* request(WEBHOOK_PATH, signed("[".repeat(100_000)))
         assert.strictEqual(broken.status, 400)
         assert.notInclude(broken.text, "stack")
         assert.notInclude(broken.text, "position")
@@ -146,7 +147,7 @@ describe("hostile input never reaches a 500", () => {
         const upper = yield* request("/V1/GAMING/TRIVIA/CHALLENGES/abc", { token: yield* tokenFor("u") })
         assert.strictEqual(upper.status, 400)
         assert.match(upper.json.timestamp, LOCAL)
-        const doubled = yield* request("//v1/webhook/core-banking/provider", { method: "POST", rawBody: "{}" })
+        const doubled = yield* request(`/${WEBHOOK_PATH}`, { method: "POST", rawBody: "{}" })
         assert.strictEqual(doubled.status, 401)
         assert.deepStrictEqual(Object.keys(doubled.json), ["status", "message", "data"])
       })

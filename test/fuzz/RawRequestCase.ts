@@ -1,3 +1,4 @@
+import { WEBHOOK_PATH } from "@payments-gaming/http/Paths"
 import fc from "fast-check"
 import type { Credentials } from "./Credentials.ts"
 import { type parseResponse, trickle } from "./RawSocket.ts"
@@ -17,7 +18,7 @@ const TARGETS = [
   "/v1/user/cards",
   "/v1/gaming/trivia/challenges",
   "/v1/gaming/trivia/challenges/1",
-  "/v1/webhook/core-banking/provider",
+  WEBHOOK_PATH,
   "/v1/admin/transfers",
   "/v1/spin-and-win/spin"
 ]
@@ -37,7 +38,7 @@ const target = fc.oneof(
       "/v1/gaming/trivia/challenges/\xc3\xa9",
       `/${"a".repeat(8_000)}`,
       "/v1/gaming/trivia/challenges/1#frag",
-      "/v1/webhook/core-banking/provider?\x00"
+      `${WEBHOOK_PATH}?\x00`
     )
   }
 )

@@ -1,4 +1,5 @@
 import { createHmac } from "node:crypto"
+import { WEBHOOK_PATH } from "@payments-gaming/http/Paths"
 import type { Schema } from "effect"
 import { HttpApi, type HttpApiEndpoint } from "effect/http-api"
 import fc from "fast-check"
@@ -239,13 +240,7 @@ const spelled = fc.constantFrom(
   (path: string) => path.toUpperCase(),
   (path: string) => path.replace(/\//g, "//")
 )
-const QUERIES = [
-  "",
-  "",
-  "?next=/v1/webhook/core-banking/provider",
-  "?next=%2Fv1%2Fwebhook%2Fx&limit=1",
-  "?a=/v1/user/cards"
-]
+const QUERIES = ["", "", `?next=${WEBHOOK_PATH}`, "?next=%2Fv1%2Fwebhook%2Fx&limit=1", "?a=/v1/user/cards"]
 
 const secret = TEST_ENV.WEBHOOK_SECRETS.split(",")[0] as string
 

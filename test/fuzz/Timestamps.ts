@@ -16,8 +16,18 @@ export const routedPath = (pathname: string): string => {
   return decoded.replace(/\/{2,}/g, "/").toLowerCase()
 }
 
-/** The envelope CONTRACT §2 gives every response under this path. */
+/**
+ * CONTRACT §2, as the contract words it (not as the service implements it, from route annotations):
+ * every response under /v1/gaming/trivia/ uses local date-times, the webhook's (and anything else under
+ * /v1/webhook/) the reduced envelope; every other envelope is epoch.
+ */
+const CONTRACT_STYLES: ReadonlyArray<readonly [prefix: string, style: EnvelopeStyle]> = [
+  ["/v1/gaming/trivia/", "local"],
+  ["/v1/webhook/", "reduced"]
+]
+
+/** The envelope the contract gives every response under this path. */
 export const styleOf = (pathname: string): EnvelopeStyle => {
   const path = routedPath(pathname)
-  return path.startsWith("/v1/gaming/trivia/") ? "local" : path.startsWith("/v1/webhook/") ? "reduced" : "epoch"
+  return CONTRACT_STYLES.find(([prefix]) => path.startsWith(prefix))?.[1] ?? "epoch"
 }

@@ -1,5 +1,6 @@
 import { createHmac } from "node:crypto"
 import { CreditPayload, IgnoredPayload, TransferPayload } from "@payments-gaming/domain/banking"
+import { WEBHOOK_PATH } from "@payments-gaming/http/Paths"
 import fc from "fast-check"
 import { example } from "../banking/fixtures.ts"
 import { TEST_ENV } from "../support/TestServer.ts"
@@ -8,7 +9,8 @@ import type { FuzzRequest } from "./FuzzRequest.ts"
 import { contentType, junkHeaderValue, withinBudget } from "./HeaderCase.ts"
 import { schemaSamples } from "./schemaSamples.ts"
 
-export const WEBHOOK_PATH = "/v1/webhook/core-banking/provider"
+export { WEBHOOK_PATH } from "@payments-gaming/http/Paths"
+
 const secrets = TEST_ENV.WEBHOOK_SECRETS.split(",")
 
 const hmac = (secret: string, bytes: Uint8Array) => createHmac("sha256", secret).update(bytes).digest()

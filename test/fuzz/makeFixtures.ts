@@ -1,4 +1,5 @@
 import { createHmac } from "node:crypto"
+import { WEBHOOK_PATH } from "@payments-gaming/http/Paths"
 import { credit } from "../banking/fixtures.ts"
 import { TEST_ENV } from "../support/TestServer.ts"
 import type { Credentials } from "./Credentials.ts"
@@ -52,7 +53,7 @@ export const makeFixtures = async (base: string, credentials: Credentials): Prom
       })
     )
     const secret = TEST_ENV.WEBHOOK_SECRETS.split(",")[0] as string
-    const response = await fetch(`${base}/v1/webhook/core-banking/provider`, {
+    const response = await fetch(`${base}${WEBHOOK_PATH}`, {
       method: "POST",
       headers: {
         "content-type": "application/json",

@@ -1,14 +1,14 @@
 import { assert, describe, layer } from "@effect/vitest"
 import { Account, Ledger } from "@payments-gaming/domain/ledger"
 import { Money } from "@payments-gaming/domain/money"
+import * as Layers from "@payments-gaming/http/Layers"
 import { BigDecimal, Deferred, Effect, Fiber, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import { inject } from "vitest"
-import * as BankingPostgres from "../../packages/adapters/src/postgres/BankingPostgres.ts"
 import { TestDatabase } from "../support/TestDatabase.ts"
 import { deposit, freshUser } from "./ledgerContract.ts"
 
-const Live = BankingPostgres.layerLedger.pipe(Layer.provideMerge(TestDatabase))
+const Live = Layers.Ledger.pipe(Layer.provideMerge(TestDatabase))
 
 /** Of the pool's 10 connections: deposits left open in their transactions, the rest for the others. */
 const HELD = 5

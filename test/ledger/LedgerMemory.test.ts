@@ -1,7 +1,7 @@
 import { describe, layer } from "@effect/vitest"
-import { LedgerMemory } from "@payments-gaming/domain/ledger"
+import { LedgerTesting } from "@payments-gaming/domain/testing"
 import { ledgerContract } from "./ledgerContract.ts"
 
 describe("Ledger in memory", () => {
-  layer(LedgerMemory.layerMemory)((it) => ledgerContract(it))
+  layer(LedgerTesting.layerMemory)((it) => ledgerContract(it))
 })

@@ -1,15 +1,16 @@
 import { assert, describe, layer } from "@effect/vitest"
-import { Account, Ledger, Movements } from "@payments-gaming/domain/ledger"
+import type { UserId } from "@payments-gaming/domain/auth"
+import { Account, Ledger, LedgerKeys, Movements } from "@payments-gaming/domain/ledger"
 import { Money } from "@payments-gaming/domain/money"
+import * as Layers from "@payments-gaming/http/Layers"
 import { BigDecimal, Effect, Exit, Layer, Option, Result } from "effect"
 import { SqlClient } from "effect/sql"
-import * as BankingPostgres from "../../packages/adapters/src/postgres/BankingPostgres.ts"
 import { TestDatabase as BankingDatabase } from "../support/TestDatabase.ts"
 import { deposit, freshUser, ledgerContract } from "./ledgerContract.ts"
 
 const dec = BigDecimal.fromStringUnsafe
 
-const Live = BankingPostgres.layerLedger.pipe(Layer.provideMerge(BankingDatabase))
+const Live = Layers.Ledger.pipe(Layer.provideMerge(BankingDatabase))
 
 describe("Ledger on PostgreSQL", () => {
   layer(Live, { timeout: "60 seconds", excludeTestServices: true })((it) => {
@@ -24,7 +25,7 @@ describe("Ledger on PostgreSQL", () => {
         const rows = yield* sql<{ account_id: string; unit: string; amount_minor: bigint }>`
           SELECT p.account_id, p.unit, p.amount_minor FROM ledger_postings p
           JOIN ledger_transactions t ON t.id = p.transaction_id
-          WHERE t.idempotency_key = ${Movements.depositKey(`dep-${user}`)} ORDER BY p.id`
+          WHERE t.idempotency_key = ${LedgerKeys.depositKey(`dep-${user}`)} ORDER BY p.id`
         assert.deepStrictEqual(
           rows.map((row) => [row.account_id, row.unit, row.amount_minor]),
           [
@@ -37,7 +38,7 @@ describe("Ledger on PostgreSQL", () => {
         )
         assert.isTrue(Exit.isFailure(update))
         const remove = yield* Effect.exit(
-          sql`DELETE FROM ledger_transactions WHERE idempotency_key = ${Movements.depositKey(`dep-${user}`)}`
+          sql`DELETE FROM ledger_transactions WHERE idempotency_key = ${LedgerKeys.depositKey(`dep-${user}`)}`
         )
         assert.isTrue(Exit.isFailure(remove))
       })
@@ -125,7 +126,7 @@ describe("Ledger on PostgreSQL", () => {
         const sql = yield* SqlClient.SqlClient
         const ledger = yield* Ledger
         const pool = Account.coinPrizePool
-        const prize = (user: string, coins: bigint) =>
+        const prize = (user: UserId, coins: bigint) =>
           ledger.post(Result.getOrThrow(Movements.coinPrize({ key: `spin-${user}`, userId: user, coins })))
         yield* prize(freshUser("s"), 5n)
         const row = sql<{ xmin: string; balance: bigint | null }>`

@@ -1,4 +1,5 @@
 import { assert, describe, layer } from "@effect/vitest"
+import type { UserId } from "@payments-gaming/domain/auth"
 import { Account, Ledger } from "@payments-gaming/domain/ledger"
 import { Money } from "@payments-gaming/domain/money"
 import { Effect, Exit, Layer, Redacted } from "effect"
@@ -55,7 +56,7 @@ describe("migration 0007_ledger_system_balances", () => {
         )
         const ledger = yield* Effect.provide(Ledger, LedgerPostgres.layer)
         assert.strictEqual(Money.format(yield* ledger.balance(Account.providerSettlement("NGN"))), "-500.75")
-        assert.strictEqual(Money.format(yield* ledger.balance(Account.userCash("m", "NGN"))), "500.75")
+        assert.strictEqual(Money.format(yield* ledger.balance(Account.userCash("m" as UserId, "NGN"))), "500.75")
         assert.deepStrictEqual(yield* ledger.reconcile, [])
         const unkept =
           yield* Effect.exit(sql`INSERT INTO ledger_accounts (id, unit, owner_user_id, non_negative, balance)

@@ -1,5 +1,6 @@
 import { assert, type Vitest } from "@effect/vitest"
-import { Account, Ledger, Movements, UnitOfWork } from "@payments-gaming/domain/ledger"
+import type { UserId } from "@payments-gaming/domain/auth"
+import { Account, Ledger, LedgerKeys, Movements, UnitOfWork } from "@payments-gaming/domain/ledger"
 import { Money } from "@payments-gaming/domain/money"
 import { BigDecimal, Effect, Exit, Option, Result } from "effect"
 
@@ -8,10 +9,10 @@ type It = Vitest.MethodsNonLive<Ledger | UnitOfWork>
 const dec = BigDecimal.fromStringUnsafe
 let counter = 0
 /** A user id no other test touches, so tests can share one database. */
-export const freshUser = (label = "u") => `${label}-${Date.now().toString(36)}-${counter++}`
+export const freshUser = (label = "u") => `${label}-${Date.now().toString(36)}-${counter++}` as UserId
 
-/** A credit of `reference`, posted under `Movements.depositKey(reference)`. */
-export const deposit = (reference: string, userId: string, amount: string, currency: "NGN" | "USD" = "NGN") =>
+/** A credit of `reference`, posted under `LedgerKeys.depositKey(reference)`. */
+export const deposit = (reference: string, userId: UserId, amount: string, currency: "NGN" | "USD" = "NGN") =>
   Result.getOrThrow(Movements.deposit({ reference, userId, currency, amount: dec(amount) }))
 
 const formatted = (money: Money.Money) => Money.format(money)
@@ -35,7 +36,7 @@ export const ledgerContract = (it: It) => {
         ]
       )
       assert.strictEqual(formatted(yield* ledger.balance(Account.userCash(user, "NGN"))), "100.50")
-      const found = yield* ledger.find(Movements.depositKey(`dep-${user}`))
+      const found = yield* ledger.find(LedgerKeys.depositKey(`dep-${user}`))
       assert.isTrue(Option.isSome(found))
       assert.strictEqual(Option.getOrThrow(found).kind, "deposit")
     })
@@ -104,7 +105,7 @@ export const ledgerContract = (it: It) => {
         )
       )
       assert.isTrue(Exit.isFailure(outer))
-      assert.isTrue(Option.isNone(yield* ledger.find(Movements.depositKey(`dep-${user}`))))
+      assert.isTrue(Option.isNone(yield* ledger.find(LedgerKeys.depositKey(`dep-${user}`))))
       assert.strictEqual(formatted(yield* ledger.balance(Account.userCash(user, "NGN"))), "0.00")
     })
   )

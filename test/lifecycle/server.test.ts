@@ -3,6 +3,7 @@ import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import { PgClient } from "@effect/sql-pg"
 import { assert, describe, it } from "@effect/vitest"
+import { WEBHOOK_PATH } from "@payments-gaming/http/Paths"
 import { Duration, Effect, Fiber, Redacted } from "effect"
 import * as Reactivity from "effect/reactivity/Reactivity"
 import { inject } from "vitest"
@@ -179,7 +180,7 @@ describe("server lifecycle", () => {
         const body = JSON.stringify({ event: "ping", type: "ping", data: { reference: "HUNG-1" } })
         const webhook = yield* Effect.forkChild(
           Effect.timed(
-            send(port, "/v1/webhook/core-banking/provider", {
+            send(port, WEBHOOK_PATH, {
               method: "POST",
               headers: { "content-type": "application/json", "x-provider-signature": sign(body) },
               body

@@ -1,13 +1,14 @@
 import { assert, describe, it } from "@effect/vitest"
 import type { UserId } from "@payments-gaming/domain/auth"
+import { WheelTesting } from "@payments-gaming/domain/testing"
 import {
   ACTIVE_WHEEL_TTL_MILLIS,
   defaultWheel,
+  layerWheelCaches,
   RoundSeeds,
   SpinAndWinService,
   WheelDefinition,
-  WheelRepository,
-  WheelTesting
+  WheelRepository
 } from "@payments-gaming/domain/wheel"
 import { Effect, Layer } from "effect"
 import { TestClock } from "effect/testing"
@@ -22,11 +23,13 @@ interface Reads {
 }
 
 /**
- * The service on in-memory ports, with the wheel and seed stores counting the service's reads; a
- * fresh `reads` per test. The ports themselves stay reachable, uncounted, for the test to change.
+ * The service behind its caches on in-memory ports, with the wheel and seed stores counting the
+ * reads that get past the caches; a fresh `reads` per test. The ports themselves stay reachable,
+ * uncached and uncounted, for the test to change.
  */
 const counted = (reads: Reads, options: WheelTesting.MemoryOptions = {}) =>
   SpinAndWinService.layer.pipe(
+    Layer.provide(layerWheelCaches),
     Layer.provide(
       Layer.mergeAll(
         Layer.effect(

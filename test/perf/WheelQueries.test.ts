@@ -1,5 +1,6 @@
 import { assert, describe, layer } from "@effect/vitest"
 import type { UserId } from "@payments-gaming/domain/auth"
+import { WheelTesting } from "@payments-gaming/domain/testing"
 import {
   defaultWheel,
   type IdempotencyKey,
@@ -7,8 +8,7 @@ import {
   Spin,
   SpinAndWinService,
   type SpinId,
-  SpinRepository,
-  WheelTesting
+  SpinRepository
 } from "@payments-gaming/domain/wheel"
 import { DateTime, Effect, Exit, Option, Tracer } from "effect"
 import { SqlClient } from "effect/sql"

@@ -1,20 +1,18 @@
 import { assert, describe, layer } from "@effect/vitest"
+import { PushTesting } from "@payments-gaming/domain/testing"
+import * as Layers from "@payments-gaming/http/Layers"
 import { DateTime, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import migration0005 from "../../packages/adapters/src/postgres/migrations/0005_push_deliveries.ts"
-import * as PushDeliveryRepository from "../../packages/adapters/src/postgres/PushDeliveryRepository.ts"
 import { failure } from "../../packages/domain/src/push/Model.ts"
 import { type PushDeliveryAttempt, PushDeliveryLog } from "../../packages/domain/src/push/PushDeliveryLog.ts"
 import { PushService } from "../../packages/domain/src/push/PushService.ts"
-import { PushGatewaysFake } from "../../packages/domain/src/push/testing.ts"
 import { TestDatabase } from "../support/TestDatabase.ts"
 
 // The migration is run here as well, in case the shared list does not include it yet; it is idempotent.
 const Database = Layer.effectDiscard(migration0005).pipe(Layer.provideMerge(TestDatabase))
-const TestLayer = PushService.layer.pipe(
-  Layer.provideMerge(Layer.merge(PushDeliveryRepository.layer, PushGatewaysFake.layer)),
-  Layer.provideMerge(Database)
-)
+// Push as the server wires it, through fake gateways.
+const TestLayer = Layers.pushWith(PushTesting.layerMemoryGateways).pipe(Layer.provideMerge(Database))
 
 interface Row {
   readonly id: unknown
@@ -81,7 +79,7 @@ describe("PushDeliveryRepository", () => {
       Effect.gen(function* () {
         const sql = yield* SqlClient.SqlClient
         const service = yield* PushService
-        const fake = yield* PushGatewaysFake
+        const fake = yield* PushTesting.PushGatewaysFake
         const token = "fcm-token-for-the-repository-test-0123456789"
         yield* fake.answerNext("FCM", { result: failure("QUOTA_EXCEEDED", "Quota exceeded") })
 

@@ -1,10 +1,10 @@
 import { assert, describe, it } from "@effect/vitest"
+import { WEBHOOK_PATH as WEBHOOK } from "@payments-gaming/http/Paths"
 import { Effect } from "effect"
 import { tokenFor } from "../support/TestServer.ts"
 import { ENVELOPE_KEYS, REDUCED_KEYS, retryAfterSeconds, startServer, statuses } from "./RateLimitServer.ts"
 
 const LOCAL = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}$/
-const WEBHOOK = "/v1/webhook/core-banking/provider"
 
 // Real time throughout (it.live): the limiter's windows must run on the clock the server runs on.
 describe("rate limiting over HTTP, counters in memory", () => {

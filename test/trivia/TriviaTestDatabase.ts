@@ -1,10 +1,6 @@
-import { TriviaService } from "@payments-gaming/domain/trivia"
+import * as Layers from "@payments-gaming/http/Layers"
 import { Layer } from "effect"
-import * as ChallengeRepositoryPg from "../../packages/adapters/src/postgres/ChallengeRepository.ts"
 import { TestDatabase } from "../support/TestDatabase.ts"
 
-/** The trivia service on the PostgreSQL repository, on a fresh database; the SQL client too. */
-export const TriviaOnPostgres = TriviaService.layer.pipe(
-  Layer.provideMerge(ChallengeRepositoryPg.layer),
-  Layer.provideMerge(TestDatabase)
-)
+/** The trivia service as the server wires it, on a fresh database; the repository and SQL client too. */
+export const TriviaOnPostgres = Layers.Trivia.pipe(Layer.provideMerge(TestDatabase))

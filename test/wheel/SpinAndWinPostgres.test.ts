@@ -2,6 +2,7 @@ import { createHash, createHmac } from "node:crypto"
 import { assert, describe, layer } from "@effect/vitest"
 import type { UserId } from "@payments-gaming/domain/auth"
 import { Ledger } from "@payments-gaming/domain/ledger"
+import { WheelTesting } from "@payments-gaming/domain/testing"
 import {
   defaultWheel,
   drawFromBytes,
@@ -15,8 +16,7 @@ import {
   SpinRepository,
   segmentAt,
   WheelDefinition,
-  WheelRepository,
-  WheelTesting
+  WheelRepository
 } from "@payments-gaming/domain/wheel"
 import { BigDecimal, DateTime, Effect, Exit, Option, Redacted } from "effect"
 import { SqlClient } from "effect/sql"

@@ -1,5 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
-import { SeedCrypto, WheelRandom, WheelSettings, WheelTesting } from "@payments-gaming/domain/wheel"
+import { WheelTesting } from "@payments-gaming/domain/testing"
+import { SeedCrypto, WheelRandom, WheelSettings } from "@payments-gaming/domain/wheel"
 import { ConfigProvider, DateTime, Effect, Exit, Layer } from "effect"
 import fc from "fast-check"
 import * as CryptoWheelRandom from "../../packages/adapters/src/wheel/CryptoWheelRandom.ts"

@@ -9,21 +9,12 @@ import * as ServiceClient from "./ServiceClient.ts"
 const sendDirectly = (message: PushMessage) =>
   Effect.gen(function* () {
     // Loaded only when the command runs: the SDKs and the database cost seconds to load.
-    const [Database, PushDeliveryRepository, PushGatewaysLive] = yield* Effect.promise(() =>
-      Promise.all([
-        import("@payments-gaming/adapters/postgres/Database"),
-        import("@payments-gaming/adapters/postgres/PushDeliveryRepository"),
-        import("@payments-gaming/adapters/push/PushGatewaysLive")
-      ])
+    const [Layers, Database] = yield* Effect.promise(() =>
+      Promise.all([import("@payments-gaming/http/Layers"), import("@payments-gaming/adapters/postgres/Database")])
     )
     return yield* PushService.use((push) => push.send(message)).pipe(
       Effect.mapError((error) => new UsageError({ message: error.message })),
-      Effect.provide(
-        PushService.layer.pipe(
-          Layer.provide(Layer.merge(PushGatewaysLive.layerConfig, PushDeliveryRepository.layer)),
-          Layer.provide(Database.layerConfig)
-        )
-      )
+      Effect.provide(Layers.Push.pipe(Layer.provide(Database.layerConfig)))
     )
   })
 

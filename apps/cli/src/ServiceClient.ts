@@ -1,4 +1,5 @@
 import { jwtSettings } from "@payments-gaming/adapters/auth/JwtConfig"
+import { Header } from "@payments-gaming/http/Paths"
 import { Config, Data, Effect, Redacted } from "effect"
 
 /** The running service refused the command (`status` its answer), or could not be reached (no `status`). */
@@ -34,7 +35,7 @@ export const call = (
     const headers: Record<string, string> = { authorization: `Bearer ${token}` }
     if (request.body !== undefined) headers["content-type"] = "application/json"
     if (request.internalKey === true) {
-      headers["x-internal-key"] = Redacted.value(yield* Config.Redacted("INTERNAL_API_KEY"))
+      headers[Header.internalKey] = Redacted.value(yield* Config.Redacted("INTERNAL_API_KEY"))
     }
     const url = new URL(request.path, baseUrl).toString()
     const answer = yield* Effect.tryPromise({

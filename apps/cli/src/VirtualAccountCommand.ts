@@ -4,7 +4,7 @@ import {
   LinkVirtualAccountRequest,
   VirtualAccountView
 } from "@payments-gaming/domain/banking"
-import { Console, Effect, Option, Schema } from "effect"
+import { Console, Effect, Layer, Option, Schema } from "effect"
 import { Command, Flag } from "effect/cli"
 import * as Backend from "./Backend.ts"
 import { CommandEnvironment, UsageError } from "./Runtime.ts"
@@ -16,10 +16,11 @@ const usage = (flag: string) => (error: { readonly message: string }) =>
 const linkDirectly = (accountNumber: string, request: LinkVirtualAccountRequest) =>
   Effect.gen(function* () {
     // Loaded only when the command runs: --help and the other commands never pay for the database.
-    const BankingPostgres = yield* Effect.promise(() => import("@payments-gaming/adapters/postgres/BankingPostgres"))
-    const Database = yield* Effect.promise(() => import("@payments-gaming/adapters/postgres/Database"))
+    const [Layers, Database] = yield* Effect.promise(() =>
+      Promise.all([import("@payments-gaming/http/Layers"), import("@payments-gaming/adapters/postgres/Database")])
+    )
     return yield* BankingService.use((banking) => banking.linkVirtualAccount(accountNumber, request)).pipe(
-      Effect.provide(BankingPostgres.layer),
+      Effect.provide(Layers.Banking.pipe(Layer.provide(Layers.Ledger))),
       Effect.provide(Database.layerConfig)
     )
   })

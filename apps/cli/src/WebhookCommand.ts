@@ -11,13 +11,12 @@ import {
   WebhookEventPage,
   WebhookEventsService
 } from "@payments-gaming/domain/banking"
-import { Config, Console, Data, Effect, FileSystem, Option, Schema } from "effect"
+import { Header, WEBHOOK_PATH } from "@payments-gaming/http/Paths"
+import { Config, Console, Data, Effect, FileSystem, Layer, Option, Schema } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import * as Backend from "./Backend.ts"
 import { CommandEnvironment, UsageError } from "./Runtime.ts"
 import * as ServiceClient from "./ServiceClient.ts"
-
-const WEBHOOK_PATH = "/v1/webhook/core-banking/provider"
 
 /** The command ran but did not do what was asked: the server refused, or could not be reached. */
 export class WebhookCommandFailed extends Data.TaggedError("WebhookCommandFailed")<{ readonly message: string }> {}
@@ -115,7 +114,7 @@ const send = Command.make(
         try: async (signal) => {
           const answer = await fetch(endpoint, {
             method: "POST",
-            headers: { "content-type": "application/json", "x-provider-signature": signature },
+            headers: { "content-type": "application/json", [Header.providerSignature]: signature },
             body: bytes,
             signal: AbortSignal.any([signal, AbortSignal.timeout(30_000)])
           })
@@ -166,13 +165,13 @@ interface Replayed {
 /** The database's banking use cases, loaded only when a command runs: --help never pays for them. */
 const onDatabase = <A, E, R>(use: Effect.Effect<A, E, R>) =>
   Effect.gen(function* () {
-    const [BankingPostgres, Database] = yield* Effect.promise(() =>
-      Promise.all([
-        import("@payments-gaming/adapters/postgres/BankingPostgres"),
-        import("@payments-gaming/adapters/postgres/Database")
-      ])
+    const [Layers, Database] = yield* Effect.promise(() =>
+      Promise.all([import("@payments-gaming/http/Layers"), import("@payments-gaming/adapters/postgres/Database")])
     )
-    return yield* use.pipe(Effect.provide(BankingPostgres.layer), Effect.provide(Database.layerConfig))
+    return yield* use.pipe(
+      Effect.provide(Layers.Banking.pipe(Layer.provide(Layers.Ledger))),
+      Effect.provide(Database.layerConfig)
+    )
   })
 
 /** A status replays every event in it; ids replay those events, reporting the ids that name none. */

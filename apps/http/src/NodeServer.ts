@@ -1,31 +1,43 @@
 import { createServer as createNodeServer, type Server, STATUS_CODES } from "node:http"
 import type { Duplex } from "node:stream"
-import { styleOf } from "./EnvelopeStyle.ts"
 import { makeLocalFormatter } from "./ResponseTime.ts"
+import type { EnvelopeStyle } from "./RoutePolicy.ts"
+import type { RouteTable } from "./RouteTable.ts"
+import { routeTable } from "./ServiceRoutes.ts"
 
 export interface ServerOptions {
   /** Local date-times of the trivia routes' envelope (`APP_TIMEZONE`); UTC when not given. */
   readonly formatLocal?: ((epochMillis: number) => string) | undefined
+  /** Whose envelope a refused request gets; the service's routes when not given. */
+  readonly routes?: RouteTable | undefined
 }
 
 // "METHOD /path HTTP/1.1" at the start of the bytes the parser refused.
-const REQUEST_LINE = /^[A-Z]+ (\S+) HTTP\/\d/
+const REQUEST_LINE = /^([A-Z]+) (\S+) HTTP\/\d/
+
+interface Target {
+  readonly method: string
+  readonly url: string
+}
 
 /**
- * The URL of the request Node's parser gave up on, when it can be known: the one being read (a body
- * that timed out), or the request line at the start of the refused bytes (a header block too large
- * or malformed). A request line that arrived in an earlier packet, or never completed, stays unknown.
+ * The method and URL of the request Node's parser gave up on, when they can be known: the one being
+ * read (a body that timed out), or the request line at the start of the refused bytes (a header
+ * block too large or malformed). A request line that arrived in an earlier packet, or never
+ * completed, stays unknown.
  */
-const urlOf = (error: NodeJS.ErrnoException & { rawPacket?: unknown }, socket: Duplex): string | undefined => {
-  const incoming = (socket as { parser?: { incoming?: { url?: unknown } | null } }).parser?.incoming?.url
-  if (typeof incoming === "string") return incoming
+const targetOf = (error: NodeJS.ErrnoException & { rawPacket?: unknown }, socket: Duplex): Target | undefined => {
+  const incoming = (socket as { parser?: { incoming?: { method?: unknown; url?: unknown } | null } }).parser?.incoming
+  if (typeof incoming?.url === "string") {
+    return { method: typeof incoming.method === "string" ? incoming.method : "GET", url: incoming.url }
+  }
   if (!(error.rawPacket instanceof Buffer)) return undefined
-  return REQUEST_LINE.exec(error.rawPacket.subarray(0, 8_192).toString("latin1"))?.[1]
+  const line = REQUEST_LINE.exec(error.rawPacket.subarray(0, 8_192).toString("latin1"))
+  return line?.[1] === undefined || line[2] === undefined ? undefined : { method: line[1], url: line[2] }
 }
 
 // Nothing reached our code when Node's parser fails, so the timestamp comes from the system clock.
-const answer = (status: number, message: string, url: string | undefined, formatLocal: (millis: number) => string) => {
-  const style = url === undefined ? "epoch" : styleOf(url)
+const answer = (status: number, message: string, style: EnvelopeStyle, formatLocal: (millis: number) => string) => {
   const now = Date.now()
   const envelope =
     style === "reduced"
@@ -56,6 +68,7 @@ const CLIENT_ERRORS: Record<string, readonly [number, string]> = {
  */
 export const createServer = (options: ServerOptions = {}): Server => {
   const formatLocal = options.formatLocal ?? makeLocalFormatter("UTC")
+  const routes = options.routes ?? routeTable
   const server = createNodeServer({
     // A request without Host is served like any other (we route on the path alone) rather than
     // refused with Node's bare 400.
@@ -73,7 +86,10 @@ export const createServer = (options: ServerOptions = {}): Server => {
       return
     }
     const [status, message] = CLIENT_ERRORS[error.code ?? ""] ?? [400, "Malformed HTTP request"]
-    socket.end(answer(status, message, urlOf(error, socket), formatLocal))
+    const target = targetOf(error, socket)
+    // The envelope of the route the request names, as the response middleware would give it.
+    const style = target === undefined ? "epoch" : routes.find(target.method, target.url).envelope
+    socket.end(answer(status, message, style, formatLocal))
   })
   // An Expect other than 100-continue: Node's own answer would be a bare 417 outside the envelope.
   // The expectation is ignored instead and the request served as usual, in its route's envelope.

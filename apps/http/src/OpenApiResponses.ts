@@ -1,8 +1,13 @@
+import { HttpApi, type HttpApiGroup } from "effect/http-api"
+import { Header } from "./Paths.ts"
+import { EnvelopeStyle, policyOf, RateLimited, ReadsRawBody } from "./RoutePolicy.ts"
+
 /**
  * What the generated OpenAPI document cannot know from the endpoint schemas: answers the
  * middleware gives on any route (413, 415, 429, 500, 503), the webhook's reduced error envelope,
  * and its signature header. Applied as OpenAPI transforms (Api.ts, WebhookApi.ts), so
- * `/openapi.json` tells an integrator every status the service can answer.
+ * `/openapi.json` tells an integrator every status the service can answer. Which answers a route
+ * can give is read from its route policies (RoutePolicy.ts), as the middleware reads them.
  */
 
 // The spec is plain JSON; the transform hook types it as such.
@@ -65,23 +70,56 @@ const COMMON = {
   503: "Service Unavailable: the database is unreachable, or no answer within the 15 s request deadline; `Retry-After` gives the seconds to wait (on /readyz: the database is not reachable, no `Retry-After`)"
 } as const
 
-const OPERATIONAL = new Set(["/healthz", "/readyz", "/metrics", "/openapi.json", "/docs"])
 const METHODS = ["get", "put", "post", "delete", "patch"] as const
 
-/** Adds the answers any route can give to every operation, and the two error envelopes to the components. */
-export const documentCommonResponses = (spec: Json): Json => {
+interface OperationPolicies {
+  readonly reduced: boolean
+  readonly readsRawBody: boolean
+  readonly rateLimited: boolean
+}
+
+/** The policies of every operation of `api`, by OpenAPI method and path (`put /v1/…/{challengeId}`). */
+const operationPolicies = <Id extends string, Groups extends HttpApiGroup.Constraint>(
+  api: HttpApi.HttpApi<Id, Groups>
+) => {
+  const policies = new Map<string, OperationPolicies>()
+  HttpApi.reflect(api, {
+    onGroup: () => {},
+    onEndpoint: (route) => {
+      const path = route.endpoint.path.replace(/:(\w+)/g, "{$1}")
+      policies.set(`${route.endpoint.method.toLowerCase()} ${path}`, {
+        reduced: policyOf(route, EnvelopeStyle) === "reduced",
+        readsRawBody: policyOf(route, ReadsRawBody),
+        rateLimited: policyOf(route, RateLimited) !== "operational"
+      })
+    }
+  })
+  return policies
+}
+
+const DEFAULT_POLICIES: OperationPolicies = { reduced: false, readsRawBody: false, rateLimited: true }
+
+/**
+ * Adds the answers any route of `api` can give to every operation, and the two error envelopes to
+ * the components. Called when the document is generated (`api` is the API being documented).
+ */
+export const documentCommonResponses = <Id extends string, Groups extends HttpApiGroup.Constraint>(
+  api: HttpApi.HttpApi<Id, Groups>,
+  spec: Json
+): Json => {
+  const policies = operationPolicies(api)
   const paths: Json = {}
   for (const [path, item] of Object.entries<Json>(spec.paths ?? {})) {
     const updated: Json = { ...item }
     for (const method of METHODS) {
       const operation: Json | undefined = item[method]
       if (operation === undefined) continue
-      const webhook = path.startsWith("/v1/webhook/")
-      const envelope = webhook ? REDUCED_ERROR_ENVELOPE : ERROR_ENVELOPE
+      const policy = policies.get(`${method} ${path}`) ?? DEFAULT_POLICIES
+      const envelope = policy.reduced ? REDUCED_ERROR_ENVELOPE : ERROR_ENVELOPE
       const statuses: Array<keyof typeof COMMON> = []
-      if (operation.requestBody !== undefined) statuses.push(413, ...(webhook ? [] : [415 as const]))
-      // Operational endpoints are not rate limited (RateLimit.ts).
-      if (!OPERATIONAL.has(path)) statuses.push(429)
+      // A route that reads its raw bytes itself never has its Content-Type refused (no 415).
+      if (operation.requestBody !== undefined) statuses.push(413, ...(policy.readsRawBody ? [] : [415 as const]))
+      if (policy.rateLimited) statuses.push(429)
       statuses.push(500, 503)
       const responses: Json = { ...operation.responses }
       for (const status of statuses) responses[status] ??= answer(COMMON[status], envelope)
@@ -118,7 +156,7 @@ export const documentWebhook = (operation: Json): Json => {
     parameters: [
       ...(operation.parameters ?? []),
       {
-        name: "X-Provider-Signature",
+        name: Header.providerSignature,
         in: "header",
         required: true,
         description:

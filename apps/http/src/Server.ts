@@ -1,23 +1,11 @@
 import { NodeHttpServer } from "@effect/platform-node"
 import * as InternalKeyAdapter from "@payments-gaming/adapters/auth/InternalKey"
 import * as JwtVerifier from "@payments-gaming/adapters/auth/JwtVerifier"
-import * as CreditCardTypeBrandDetector from "@payments-gaming/adapters/cards/CreditCardTypeBrandDetector"
-import * as HmacCardFingerprinter from "@payments-gaming/adapters/cards/HmacCardFingerprinter"
 import * as DevSecrets from "@payments-gaming/adapters/config/DevSecrets"
 import * as Logging from "@payments-gaming/adapters/observability/Logging"
-import * as BankingPostgres from "@payments-gaming/adapters/postgres/BankingPostgres"
-import * as CardRepositoryPg from "@payments-gaming/adapters/postgres/CardRepository"
-import * as ChallengeRepositoryPg from "@payments-gaming/adapters/postgres/ChallengeRepository"
 import * as Database from "@payments-gaming/adapters/postgres/Database"
 import * as DatabaseHealth from "@payments-gaming/adapters/postgres/DatabaseHealth"
-import * as PushDeliveryRepository from "@payments-gaming/adapters/postgres/PushDeliveryRepository"
-import * as PushGatewaysLive from "@payments-gaming/adapters/push/PushGatewaysLive"
 import * as WebhookSignature from "@payments-gaming/adapters/signature/WebhookSignature"
-import * as SpinAndWinLive from "@payments-gaming/adapters/wheel/SpinAndWinLive"
-import * as WheelSettingsConfig from "@payments-gaming/adapters/wheel/WheelSettingsConfig"
-import { CardsService } from "@payments-gaming/domain/cards"
-import { PushService } from "@payments-gaming/domain/push"
-import { TriviaService } from "@payments-gaming/domain/trivia"
 import { Config, ConfigProvider, Effect, Layer } from "effect"
 import { HttpRouter, HttpServerRequest } from "effect/http"
 import { HttpApiBuilder, HttpApiScalar } from "effect/http-api"
@@ -27,23 +15,25 @@ import { BankingAdminHandlers, WalletHandlers } from "./banking/WalletHandlers.t
 import { WebhookEventsHandlers } from "./banking/WebhookEventsHandlers.ts"
 import { WebhookHandlers } from "./banking/WebhookHandlers.ts"
 import { CardsHandlers } from "./cards/CardsHandlers.ts"
+import * as Layers from "./Layers.ts"
 import * as Authentication from "./middleware/Authentication.ts"
 import * as BodyGuard from "./middleware/BodyGuard.ts"
 import * as InternalKey from "./middleware/InternalKey.ts"
 import * as RateLimit from "./middleware/RateLimit.ts"
 import * as RequireAdmin from "./middleware/RequireAdmin.ts"
 import * as ResponseMiddleware from "./middleware/ResponseMiddleware.ts"
-import { makeRouteLabels } from "./middleware/RouteLabels.ts"
 import * as SchemaErrors from "./middleware/SchemaErrors.ts"
 import { createServer } from "./NodeServer.ts"
+import { DOCS_PATH, METRICS_PATH, OPENAPI_PATH } from "./Paths.ts"
 import { PushHandlers } from "./push/PushHandlers.ts"
 import * as Ready from "./Ready.ts"
 import * as ResponseTime from "./ResponseTime.ts"
+import { routeTable } from "./ServiceRoutes.ts"
 import { SystemHandlers } from "./system/SystemHandlers.ts"
 import { TriviaHandlers } from "./trivia/TriviaHandlers.ts"
 import { WheelHandlers } from "./wheel/WheelHandlers.ts"
 
-const ApiRoutes = HttpApiBuilder.layer(Api, { openapiPath: "/openapi.json" }).pipe(
+const ApiRoutes = HttpApiBuilder.layer(Api, { openapiPath: OPENAPI_PATH }).pipe(
   Layer.provide([
     SystemHandlers,
     PushHandlers,
@@ -58,53 +48,27 @@ const ApiRoutes = HttpApiBuilder.layer(Api, { openapiPath: "/openapi.json" }).pi
   Layer.provide([SchemaErrors.layer, BodyGuard.layer, Authentication.layer, RequireAdmin.layer, InternalKey.layer])
 )
 
-const routeLabel = makeRouteLabels(Api, [
-  ["GET", "/docs"],
-  ["GET", "/metrics"],
-  ["GET", "/openapi.json"]
-])
-
 /** Every route of the service: the API, its reference at /docs, Prometheus at /metrics. */
 export const Routes = Layer.mergeAll(
   ApiRoutes,
-  HttpApiScalar.layer(Api, { path: "/docs" }),
-  PrometheusMetrics.layerHttp({ path: "/metrics" }),
-  ResponseMiddleware.layer(routeLabel)
+  HttpApiScalar.layer(Api, { path: DOCS_PATH }),
+  PrometheusMetrics.layerHttp({ path: METRICS_PATH }),
+  // Their policies (envelope, rate-limit class, metric label) come from ServiceRoutes' table.
+  ResponseMiddleware.layer(routeTable)
 ).pipe(Layer.provide(Layer.succeed(HttpServerRequest.MaxBodySize, BodyGuard.MAX_BODY)))
 
-/** The push use case on the configured gateways (or the development sink), recording every attempt. */
-export const PushLive = PushService.layer.pipe(
-  Layer.provide(Layer.merge(PushGatewaysLive.layerConfig, PushDeliveryRepository.layer))
-)
-
-export const TriviaLive = TriviaService.layer.pipe(Layer.provide(ChallengeRepositoryPg.layer))
-
-/** Webhook intake, wallets and transfers on the PostgreSQL ledger; signatures from WEBHOOK_SECRETS. */
-export const BankingLive = Layer.mergeAll(BankingPostgres.layer, WebhookSignature.layerConfig)
-
-/** The wheel on PostgreSQL, paying prizes through the same ledger and transaction as the banking side. */
-export const WheelLive = SpinAndWinLive.layer.pipe(
-  Layer.provide(WheelSettingsConfig.layerConfig),
-  Layer.provide(BankingPostgres.layerLedger)
-)
-
-/** Card registration: brand detection from credit-card-type, fingerprints keyed by CARD_FINGERPRINT_KEY. */
-export const CardsLive = CardsService.layer.pipe(
-  Layer.provide([CardRepositoryPg.layer, CreditCardTypeBrandDetector.layer, HmacCardFingerprinter.layerConfig])
-)
-
-/** The adapters behind the ports, from configuration. */
+/**
+ * What the routes need: the callers' authentication (JWT, internal key, webhook signatures from
+ * WEBHOOK_SECRETS), the HTTP settings, the database's health, and the use cases (Layers.ts).
+ */
 export const Adapters = Layer.mergeAll(
   JwtVerifier.layerConfig,
   InternalKeyAdapter.layerConfig,
+  WebhookSignature.layerConfig,
   ResponseTime.layerConfig,
   RateLimit.layerConfig,
   DatabaseHealth.layer,
-  PushLive,
-  TriviaLive,
-  BankingLive,
-  WheelLive,
-  CardsLive
+  Layers.UseCases
 )
 
 const listen = Layer.unwrap(

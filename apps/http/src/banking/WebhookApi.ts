@@ -4,11 +4,12 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { BadRequest, Unauthorized } from "../ApiErrors.ts"
 import { ReducedEnvelope } from "../Envelope.ts"
 import { documentWebhook } from "../OpenApiResponses.ts"
-import { ReadsRawBody } from "../RoutePolicy.ts"
+import { Header, WEBHOOK_PATH, WEBHOOK_SPACE } from "../Paths.ts"
+import { EnvelopeStyle, ReadsRawBody, Space } from "../RoutePolicy.ts"
 
 export class WebhookApi extends HttpApiGroup.make("webhook")
   .add(
-    HttpApiEndpoint.post("coreBanking", "/v1/webhook/core-banking/provider", {
+    HttpApiEndpoint.post("coreBanking", WEBHOOK_PATH, {
       // Documents the body; the handler reads the raw bytes itself, because the signature is
       // checked over the exact bytes before anything is parsed.
       payload: Schema.Union([CreditPayload, TransferPayload, IgnoredPayload]),
@@ -22,11 +23,14 @@ export class WebhookApi extends HttpApiGroup.make("webhook")
         OpenApi.annotations({
           summary: "Core-banking provider notifications (virtual-account credits, transfer outcomes)",
           description:
-            "X-Provider-Signature: hex HMAC-SHA256 of the raw body with one of WEBHOOK_SECRETS. Idempotent on " +
+            `${Header.providerSignature}: hex HMAC-SHA256 of the raw body with one of WEBHOOK_SECRETS. Idempotent on ` +
             "(event kind, data.reference); every accepted event is stored with its outcome. Answers use the " +
             "reduced envelope { status, message, data }.",
           transform: documentWebhook
         })
       )
   )
+  // Its answers, and any under /v1/webhook/ (an unknown path, a parser error), use the reduced envelope.
+  .annotate(EnvelopeStyle, "reduced")
+  .annotate(Space, WEBHOOK_SPACE)
   .annotateMerge(OpenApi.annotations({ title: "Core-banking webhook" })) {}

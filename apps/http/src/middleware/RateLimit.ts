@@ -3,12 +3,13 @@ import { Clock, Config, ConfigProvider, Context, Duration, Effect, identity, Lay
 import { HttpMiddleware, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { IpNetwork, NetAddress } from "effect/net"
 import { RateLimiter } from "effect/persistence"
+import type { RateLimitClass } from "../RoutePolicy.ts"
 
 type Response = HttpServerResponse.HttpServerResponse
 
 /** The limits (CONTRACT §2: 429 with Retry-After). A limit of 0 turns that limiter off. */
 export interface RateLimitSettings {
-  /** Requests per window from one client address, on everything but the operational endpoints. */
+  /** Requests per window from one client address, on every route but the operational ones. */
   readonly perIp: number
   /** Requests per window for one authenticated user (the bearer's `sub`), from wherever. */
   readonly perUser: number
@@ -29,32 +30,14 @@ export const DEFAULTS = { perIp: 1000, perUser: 300, window: Duration.seconds(10
 export class RateLimit extends Context.Service<
   RateLimit,
   {
+    /** Counts `app` against its client's address unless its route is `operational` (RoutePolicy.ts). */
     readonly perIp: <E, R>(
+      route: RateLimitClass,
       app: Effect.Effect<Response, E, R>
     ) => Effect.Effect<Response, E, R | HttpServerRequest.HttpServerRequest>
     readonly perUser: <E, R>(sub: string, app: Effect.Effect<Response, E, R>) => Effect.Effect<Response, E, R>
   }
 >()("@payments-gaming/http/RateLimit") {}
-
-// Probes and tooling must keep working while a client is throttled; everything else, including
-// unknown paths, counts. Compared on the path as the router sees it (case, doubled slashes,
-// escapes), so no spelling of a /v1 path slips past as "operational".
-const OPERATIONAL = new Set(["/healthz", "/readyz", "/metrics", "/openapi.json", "/docs"])
-
-const isOperational = (url: string) => {
-  // Decoding and folding can change neither these four characters nor what follows them into an
-  // operational path, so the API's own paths skip the work.
-  if (url.startsWith("/v1/")) return false
-  const raw = url.split("?")[0] ?? ""
-  let path = raw
-  try {
-    path = decodeURIComponent(raw)
-  } catch {
-    // A malformed escape matches no route either; the raw path decides.
-  }
-  path = path.replace(/\/{2,}/g, "/").toLowerCase()
-  return OPERATIONAL.has(path.length > 1 && path.endsWith("/") ? path.slice(0, -1) : path)
-}
 
 /**
  * The bucket of a client address. IPv6 clients are counted per /64, the block one subscriber usually
@@ -120,10 +103,12 @@ export const make = (settings: RateLimitSettings) =>
         )
       )
 
-    const limitAddress = <E, R>(app: Effect.Effect<Response, E, R>) =>
+    // Probes and tooling keep working while a client is throttled; everything else, unknown paths
+    // included, counts.
+    const limitAddress = <E, R>(route: RateLimitClass, app: Effect.Effect<Response, E, R>) =>
       Effect.gen(function* () {
+        if (route === "operational") return yield* app
         const request = yield* HttpServerRequest.HttpServerRequest
-        if (isOperational(request.url)) return yield* app
         const retryAfter = yield* overLimit(addressKey(request.remoteAddress), settings.perIp)
         if (Option.isSome(retryAfter)) return tooMany("Too many requests from this address", retryAfter.value)
         return yield* app
@@ -136,7 +121,7 @@ export const make = (settings: RateLimitSettings) =>
         : identity
 
     return RateLimit.of({
-      perIp: settings.perIp === 0 ? (app) => app : (app) => forwarded(limitAddress(app)),
+      perIp: settings.perIp === 0 ? (_, app) => app : (route, app) => forwarded(limitAddress(route, app)),
       perUser:
         settings.perUser === 0
           ? (_, app) => app
@@ -150,7 +135,10 @@ export const make = (settings: RateLimitSettings) =>
   })
 
 /** Both limiters off: no store is opened (no Redis connection either). */
-export const layerDisabled = Layer.succeed(RateLimit, RateLimit.of({ perIp: (app) => app, perUser: (_, app) => app }))
+export const layerDisabled = Layer.succeed(
+  RateLimit,
+  RateLimit.of({ perIp: (_, app) => app, perUser: (_, app) => app })
+)
 
 /** The limiters on the given store. */
 export const layer = (settings: RateLimitSettings) => Layer.effect(RateLimit, make(settings))

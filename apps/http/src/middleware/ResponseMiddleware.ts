@@ -2,11 +2,15 @@ import { randomUUID } from "node:crypto"
 import { databaseUnavailableIn } from "@payments-gaming/adapters/postgres/DatabaseUnavailable"
 import { Cause, Clock, Effect, Fiber, Metric, type Types } from "effect"
 import { Headers, HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse } from "effect/http"
-import { styleOf } from "../EnvelopeStyle.ts"
+import { Header } from "../Paths.ts"
 import { ResponseTime } from "../ResponseTime.ts"
+import type { EnvelopeStyle } from "../RoutePolicy.ts"
+import type { RouteTable } from "../RouteTable.ts"
 import { RateLimit } from "./RateLimit.ts"
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/
+// Node hands header names over in lower case.
+const REQUEST_ID_HEADER = Header.requestId.toLowerCase()
 
 /**
  * How long the service may take over a request before it is answered 503. A client slow to send
@@ -131,7 +135,11 @@ const bodyObject = (response: HttpServerResponse.HttpServerResponse): Record<str
  * produced it: our handlers, the router (404), the body reader (413), the decoder (415) or a defect
  * (500, whose message is always generic: internals never reach a client).
  */
-const envelopeError = (response: HttpServerResponse.HttpServerResponse, url: string, time: ResponseTime["Service"]) =>
+const envelopeError = (
+  response: HttpServerResponse.HttpServerResponse,
+  style: EnvelopeStyle,
+  time: ResponseTime["Service"]
+) =>
   Effect.gen(function* () {
     const status = response.status
     const existing = bodyObject(response)
@@ -140,7 +148,6 @@ const envelopeError = (response: HttpServerResponse.HttpServerResponse, url: str
         ? existing.message
         : messageFor(status)
     const errors = status === 400 && Array.isArray(existing.errors) ? { errors: existing.errors } : {}
-    const style = styleOf(url)
     const body =
       style === "reduced"
         ? { status, message, data: null, ...errors }
@@ -163,7 +170,7 @@ const envelopeError = (response: HttpServerResponse.HttpServerResponse, url: str
  * cause logged with the request id (a database outage is a 503 instead: see failureResponse), and
  * the Prometheus request metrics.
  */
-export const layer = (routeLabel: (method: string, url: string) => string) =>
+export const layer = (routes: RouteTable) =>
   HttpRouter.middleware(
     Effect.gen(function* () {
       const time = yield* ResponseTime
@@ -184,21 +191,23 @@ export const layer = (routeLabel: (method: string, url: string) => string) =>
       return (app) =>
         Effect.gen(function* () {
           const request = yield* HttpServerRequest.HttpServerRequest
-          const incoming = request.headers["x-request-id"]
+          const incoming = request.headers[REQUEST_ID_HEADER]
           const requestId = incoming !== undefined && REQUEST_ID.test(incoming) ? incoming : randomUUID()
           const started = yield* Clock.currentTimeNanos
           const url = request.url
+          // The route's policies (envelope, rate-limit class, metric label): one lookup per request.
+          const route = routes.find(request.method, url)
           // Per address, before the body is read; its 429 is enveloped below like any other answer.
-          const response = yield* withDeadline(rateLimit.perIp(app)).pipe(
+          const response = yield* withDeadline(rateLimit.perIp(route.rateLimit, app)).pipe(
             Effect.catchCause(failureResponse),
             Effect.flatMap((response) =>
-              response.status >= 400 ? envelopeError(response, url, time) : Effect.succeed(response)
+              response.status >= 400 ? envelopeError(response, route.envelope, time) : Effect.succeed(response)
             ),
-            Effect.map(HttpServerResponse.setHeader("x-request-id", requestId)),
+            Effect.map(HttpServerResponse.setHeader(REQUEST_ID_HEADER, requestId)),
             Effect.annotateLogs({ requestId })
           )
           const seconds = Number((yield* Clock.currentTimeNanos) - started) / 1e9
-          const series = seriesOf(request.method, routeLabel(request.method, url), response.status)
+          const series = seriesOf(request.method, route.label, response.status)
           yield* Metric.update(series.requests, 1)
           yield* Metric.update(series.duration, seconds)
           yield* Effect.logInfo(

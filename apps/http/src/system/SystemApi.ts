@@ -2,6 +2,7 @@ import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { ServiceUnavailable } from "../ApiErrors.ts"
 import { Envelope } from "../Envelope.ts"
+import { RateLimited } from "../RoutePolicy.ts"
 
 export class SystemApi extends HttpApiGroup.make("system")
   .add(
@@ -13,6 +14,8 @@ export class SystemApi extends HttpApiGroup.make("system")
       error: ServiceUnavailable
     })
   )
+  // Probes keep answering while a client is throttled.
+  .annotate(RateLimited, "operational")
   .annotateMerge(
     OpenApi.annotations({ title: "System", description: "Liveness and readiness probes (no authentication)" })
   ) {}

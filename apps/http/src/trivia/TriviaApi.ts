@@ -6,6 +6,8 @@ import { Envelope } from "../Envelope.ts"
 import { Authentication } from "../middleware/Authentication.ts"
 import { RequireAdmin } from "../middleware/RequireAdmin.ts"
 import { PageQuery } from "../Paging.ts"
+import { TRIVIA_CHALLENGES_PATH, TRIVIA_SPACE } from "../Paths.ts"
+import { EnvelopeStyle, Space } from "../RoutePolicy.ts"
 
 const params = { challengeId: ChallengeIdFromString }
 
@@ -31,7 +33,10 @@ export class TriviaApi extends HttpApiGroup.make("trivia")
     )
   )
   .middleware(Authentication)
-  .prefix("/v1/gaming/trivia/challenges")
+  .prefix(TRIVIA_CHALLENGES_PATH)
+  // CONTRACT §2: every response under /v1/gaming/trivia/, errors and unknown paths included, is local.
+  .annotate(EnvelopeStyle, "local")
+  .annotate(Space, TRIVIA_SPACE)
   .annotateMerge(
     OpenApi.annotations({
       title: "Trivia",

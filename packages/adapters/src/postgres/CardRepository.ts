@@ -11,33 +11,37 @@ import {
   DuplicateCard,
   maskFromStored
 } from "@payments-gaming/domain/cards"
-import { DateTime, Effect, Layer, Schema } from "effect"
-import { SqlClient } from "effect/sql"
+import { Effect, Layer, Schema } from "effect"
+import { SqlClient, SqlSchema } from "effect/sql"
+import { rowSchema } from "./RowSchema.ts"
 
-/** A row of `cards` as the driver returns it (smallint as a number, timestamptz as a Date). */
-const CardRow = Schema.Struct({
-  id: CardId,
-  cardholderName: Schema.String,
-  brand: CardBrand,
-  firstDigits: Schema.String,
-  last4: Schema.String,
-  expiryMonth: Schema.Int,
-  expiryYear: Schema.Int,
-  createdAt: Schema.DateTimeUtcFromDate
-})
-const decodeRows = Schema.decodeUnknownEffect(Schema.Array(CardRow))
-
-const toCard = (row: typeof CardRow.Type) =>
-  new Card({
-    cardId: row.id,
-    cardholderName: row.cardholderName,
-    brand: row.brand,
-    last4: row.last4,
-    maskedNumber: maskFromStored(row.firstDigits, row.last4),
-    expiryMonth: row.expiryMonth,
-    expiryYear: row.expiryYear,
-    createdAt: row.createdAt
-  })
+/**
+ * A row of `cards` as `columns` below selects it: keyed as the domain names them by the query's
+ * aliases (smallint as a number, timestamptz as a Date).
+ */
+const CardRow = rowSchema(
+  Schema.Struct({
+    id: CardId,
+    cardholderName: Schema.String,
+    brand: CardBrand,
+    firstDigits: Schema.String,
+    last4: Schema.String,
+    expiryMonth: Schema.Int,
+    expiryYear: Schema.Int,
+    createdAt: Schema.DateTimeUtcFromDate
+  }),
+  (row) =>
+    new Card({
+      cardId: row.id,
+      cardholderName: row.cardholderName,
+      brand: row.brand,
+      last4: row.last4,
+      maskedNumber: maskFromStored(row.firstDigits, row.last4),
+      expiryMonth: row.expiryMonth,
+      expiryYear: row.expiryYear,
+      createdAt: row.createdAt
+    })
+)
 
 /**
  * `CardRepository` on PostgreSQL (tables `card_holders` and `cards`, migration `0003_cards`).
@@ -55,7 +59,36 @@ export const make = Effect.gen(function* () {
   const columns = sql.literal(`id, cardholder_name AS "cardholderName", brand, first_digits AS "firstDigits", last4,
     expiry_month AS "expiryMonth", expiry_year AS "expiryYear", created_at AS "createdAt"`)
 
-  const toCards = (rows: ReadonlyArray<unknown>) => Effect.map(decodeRows(rows), (decoded) => decoded.map(toCard))
+  const insertCard = SqlSchema.findOne({
+    Request: Schema.Struct({
+      userId: Schema.String,
+      brand: Schema.String,
+      firstDigits: Schema.String,
+      last4: Schema.String,
+      fingerprint: Schema.String,
+      cardholderName: Schema.String,
+      expiryMonth: Schema.Number,
+      expiryYear: Schema.Number,
+      createdAt: Schema.DateTimeUtcFromDate
+    }),
+    Result: CardRow,
+    execute: (card) => sql`INSERT INTO cards (user_id, brand, first_digits, last4, fingerprint, cardholder_name,
+              expiry_month, expiry_year, created_at)
+            VALUES (${card.userId}, ${card.brand}, ${card.firstDigits}, ${card.last4}, ${card.fingerprint},
+              ${card.cardholderName}, ${card.expiryMonth}, ${card.expiryYear}, ${card.createdAt})
+            RETURNING ${columns}`
+  })
+
+  const activeCardsOf = SqlSchema.findAll({
+    Request: Schema.Struct({ userId: Schema.String, limit: Schema.Number, offset: Schema.Number }),
+    Result: CardRow,
+    execute: ({
+      userId,
+      limit,
+      offset
+    }) => sql`SELECT ${columns} FROM cards WHERE user_id = ${userId} AND deleted_at IS NULL
+        ORDER BY created_at, id LIMIT ${limit} OFFSET ${offset}`
+  })
 
   /** Locks the user's holder row (creating it on first use) and gives their active card count. */
   const lockHolder = (userId: UserId) =>
@@ -78,19 +111,14 @@ export const make = Effect.gen(function* () {
           if (active >= options.maxActiveCards) {
             return yield* new CardLimitReached({ limit: options.maxActiveCards })
           }
-          const rows = yield* sql`INSERT INTO cards (user_id, brand, first_digits, last4, fingerprint, cardholder_name,
-              expiry_month, expiry_year, created_at)
-            VALUES (${userId}, ${card.brand}, ${card.firstDigits}, ${card.last4}, ${card.fingerprint},
-              ${card.cardholderName}, ${card.expiryMonth}, ${card.expiryYear}, ${DateTime.toDateUtc(card.createdAt)})
-            RETURNING ${columns}`
+          const created = yield* insertCard({ ...card, userId })
           yield* sql`UPDATE card_holders SET active_cards = active_cards + 1 WHERE user_id = ${userId}`
-          const [created] = yield* toCards(rows)
-          return created!
+          return created
         })
       )
     },
     Effect.catchReason("SqlError", "UniqueViolation", () => Effect.fail(new DuplicateCard())),
-    Effect.catchTags({ SqlError: Effect.die, SchemaError: Effect.die })
+    Effect.catchTags({ SqlError: Effect.die, SchemaError: Effect.die, NoSuchElementError: Effect.die })
   )
 
   // Counted from the cards themselves, so tests can hold `active_cards` against it.
@@ -100,11 +128,8 @@ export const make = Effect.gen(function* () {
     return row?.count ?? 0
   }, Effect.orDie)
 
-  const listByUser = Effect.fnUntraced(function* (userId: UserId, { limit, offset }: CardPage) {
-    const rows = yield* sql`SELECT ${columns} FROM cards WHERE user_id = ${userId} AND deleted_at IS NULL
-        ORDER BY created_at, id LIMIT ${limit} OFFSET ${offset}`
-    return yield* toCards(rows)
-  }, Effect.orDie)
+  const listByUser = (userId: UserId, { limit, offset }: CardPage) =>
+    activeCardsOf({ userId, limit, offset }).pipe(Effect.orDie)
 
   const softDelete = Effect.fnUntraced(
     function* (userId: UserId, cardId: CardId) {

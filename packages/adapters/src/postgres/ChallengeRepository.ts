@@ -8,16 +8,20 @@ import {
   type Page,
   SharingFormula
 } from "@payments-gaming/domain/trivia"
-import { BigDecimal, DateTime, Effect, Layer, Option, Schema, SchemaTransformation } from "effect"
-import { SqlClient } from "effect/sql"
+import { BigDecimal, type DateTime, Effect, Layer, Option, Schema, SchemaTransformation } from "effect"
+import { SqlClient, SqlSchema } from "effect/sql"
+import { rowSchema } from "./RowSchema.ts"
 
 // int8 arrives as a bigint; the API's ids are JS numbers, and ChallengeId bounds them to the safe range.
 const IdFromBigInt = Schema.BigInt.pipe(
   Schema.decodeTo(ChallengeId, SchemaTransformation.transform({ decode: Number, encode: BigInt }))
 )
 
-/** A row as the driver returns it (numeric as a string, timestamptz as a Date), keyed as `Challenge`. */
-const ChallengeRow = Schema.Struct({
+/**
+ * A row of `trivia_challenges` as `columns` below selects it (numeric as text, timestamptz as a
+ * Date), keyed as `Challenge` by the query's aliases.
+ */
+const ChallengeColumns = Schema.Struct({
   id: IdFromBigInt,
   title: Schema.String,
   prizeAmount: Schema.BigDecimalFromString,
@@ -31,7 +35,7 @@ const ChallengeRow = Schema.Struct({
   createdAt: Schema.DateTimeUtcFromDate,
   updatedAt: Schema.DateTimeUtcFromDate
 })
-const decodeRows = Schema.decodeUnknownEffect(Schema.Array(ChallengeRow))
+const ChallengeRow = rowSchema(ChallengeColumns, (row) => new Challenge(row))
 
 // Exactly two decimals, never exponent notation, so `numeric` receives the very value decoded.
 const toNumericText = (amount: BigDecimal.BigDecimal): string => {
@@ -40,6 +44,19 @@ const toNumericText = (amount: BigDecimal.BigDecimal): string => {
   const digits = (cents < 0n ? -cents : cents).toString().padStart(3, "0")
   return `${sign}${digits.slice(0, -2)}.${digits.slice(-2)}`
 }
+
+/** A challenge as written: the input's dates as the Dates the timestamptz columns take. */
+const ChallengeWrite = Schema.Struct({
+  title: Schema.String,
+  prizeAmount: Schema.BigDecimal,
+  startTime: Schema.DateTimeUtcFromDate,
+  endTime: Schema.DateTimeUtcFromDate,
+  questionType: Schema.Number,
+  questionCount: Schema.Number,
+  numberOfWinners: Schema.Number,
+  sharingFormula: Schema.String,
+  at: Schema.DateTimeUtcFromDate
+})
 
 /** `ChallengeRepository` on PostgreSQL (table `trivia_challenges`, migration `0004_trivia`). */
 export const make = Effect.gen(function* () {
@@ -50,45 +67,50 @@ export const make = Effect.gen(function* () {
     number_of_winners AS "numberOfWinners", sharing_formula AS "sharingFormula", version,
     created_at AS "createdAt", updated_at AS "updatedAt"`)
 
-  const toChallenges = (rows: ReadonlyArray<unknown>) =>
-    Effect.map(decodeRows(rows), (decoded) => decoded.map((row) => new Challenge(row)))
-
-  const create = Effect.fnUntraced(function* (input: ChallengeInput, at: DateTime.Utc) {
-    const rows = yield* sql`INSERT INTO trivia_challenges (title, prize_amount, start_time, end_time, question_type,
+  const insert = SqlSchema.findOne({
+    Request: ChallengeWrite,
+    Result: ChallengeRow,
+    execute: (input) => sql`INSERT INTO trivia_challenges (title, prize_amount, start_time, end_time, question_type,
           question_count, number_of_winners, sharing_formula, version, created_at, updated_at)
-        VALUES (${input.title}, ${toNumericText(input.prizeAmount)}::numeric, ${DateTime.toDateUtc(input.startTime)},
-          ${DateTime.toDateUtc(input.endTime)}, ${input.questionType}, ${input.questionCount},
-          ${input.numberOfWinners}, ${input.sharingFormula}, 1, ${DateTime.toDateUtc(at)}, ${DateTime.toDateUtc(at)})
+        VALUES (${input.title}, ${toNumericText(input.prizeAmount)}::numeric, ${input.startTime},
+          ${input.endTime}, ${input.questionType}, ${input.questionCount},
+          ${input.numberOfWinners}, ${input.sharingFormula}, 1, ${input.at}, ${input.at})
         RETURNING ${columns}`
-    const [created] = yield* toChallenges(rows)
-    return created!
-  }, Effect.orDie)
+  })
 
-  const findById = Effect.fnUntraced(function* (id: ChallengeId) {
-    const rows = yield* sql`SELECT ${columns} FROM trivia_challenges WHERE id = ${id}`
-    return Option.fromNullishOr((yield* toChallenges(rows))[0])
-  }, Effect.orDie)
+  const selectById = SqlSchema.findOneOption({
+    Request: Schema.Number,
+    Result: ChallengeRow,
+    execute: (id) => sql`SELECT ${columns} FROM trivia_challenges WHERE id = ${id}`
+  })
 
-  const list = Effect.fnUntraced(function* ({ limit, offset }: Page) {
-    const rows = yield* sql`SELECT ${columns} FROM trivia_challenges
+  const selectPage = SqlSchema.findAll({
+    Request: Schema.Struct({ limit: Schema.Number, offset: Schema.Number }),
+    Result: ChallengeRow,
+    execute: ({ limit, offset }) => sql`SELECT ${columns} FROM trivia_challenges
         ORDER BY start_time, id LIMIT ${limit} OFFSET ${offset}`
-    return yield* toChallenges(rows)
-  }, Effect.orDie)
+  })
 
   // The version test in the WHERE clause makes read-check-write a compare-and-set: of two writers
   // that read the same version, exactly one matches a row; the other changes nothing.
-  const write = (id: ChallengeId, input: ChallengeInput, expectedVersion: number, at: DateTime.Utc) =>
-    Effect.flatMap(
-      sql`UPDATE trivia_challenges SET title = ${input.title},
+  const write = SqlSchema.findOneOption({
+    Request: ChallengeWrite.mapFields((fields) => ({ ...fields, id: Schema.Number, expectedVersion: Schema.Number })),
+    Result: ChallengeRow,
+    execute: (input) => sql`UPDATE trivia_challenges SET title = ${input.title},
           prize_amount = ${toNumericText(input.prizeAmount)}::numeric,
-          start_time = ${DateTime.toDateUtc(input.startTime)}, end_time = ${DateTime.toDateUtc(input.endTime)},
+          start_time = ${input.startTime}, end_time = ${input.endTime},
           question_type = ${input.questionType}, question_count = ${input.questionCount},
           number_of_winners = ${input.numberOfWinners}, sharing_formula = ${input.sharingFormula},
-          version = version + 1, updated_at = ${DateTime.toDateUtc(at)}
-        WHERE id = ${id} AND version = ${expectedVersion}
-        RETURNING ${columns}`,
-      toChallenges
-    ).pipe(Effect.orDie)
+          version = version + 1, updated_at = ${input.at}
+        WHERE id = ${input.id} AND version = ${input.expectedVersion}
+        RETURNING ${columns}`
+  })
+
+  const create = (input: ChallengeInput, at: DateTime.Utc) => insert({ ...input, at }).pipe(Effect.orDie)
+
+  const findById = (id: ChallengeId) => selectById(id).pipe(Effect.orDie)
+
+  const list = (page: Page) => selectPage(page).pipe(Effect.orDie)
 
   const exists = (id: ChallengeId) =>
     Effect.map(sql`SELECT 1 FROM trivia_challenges WHERE id = ${id}`, (rows) => rows.length > 0).pipe(Effect.orDie)
@@ -99,8 +121,8 @@ export const make = Effect.gen(function* () {
     expectedVersion: number,
     at: DateTime.Utc
   ) {
-    const [updated] = yield* write(id, input, expectedVersion, at)
-    if (updated !== undefined) return updated
+    const updated = yield* write({ ...input, at, id, expectedVersion }).pipe(Effect.orDie)
+    if (Option.isSome(updated)) return updated.value
     return yield* (yield* exists(id))
       ? Effect.fail(new ConcurrentUpdate({ challengeId: id, expectedVersion }))
       : Effect.fail(new ChallengeNotFound({ challengeId: id }))

@@ -1,3 +1,4 @@
+import { UserId } from "@payments-gaming/domain/auth"
 import {
   Account,
   type Discrepancy,
@@ -8,21 +9,34 @@ import {
 } from "@payments-gaming/domain/ledger"
 import { COIN, Money, Unit } from "@payments-gaming/domain/money"
 import { Effect, Layer, Option, Result, Schema } from "effect"
-import { SqlClient } from "effect/sql"
+import { SqlClient, SqlSchema } from "effect/sql"
+import { rowSchema } from "./RowSchema.ts"
 
-const StoredPosting = Schema.Struct({
-  idempotency_key: Schema.String,
-  kind: LedgerTransaction.TransactionKind,
-  account_id: Schema.String,
-  unit: Unit,
-  owner_user_id: Schema.NullOr(Schema.String),
-  amount_minor: Schema.BigInt
-})
-const decodePostings = Schema.decodeUnknownEffect(Schema.Array(StoredPosting))
+/** One posting of a stored transaction (`ledger_postings`), with its transaction's key and kind and its account's owner. */
+const StoredPostingRow = rowSchema(
+  Schema.Struct({
+    idempotency_key: Schema.String,
+    kind: LedgerTransaction.TransactionKind,
+    account_id: Schema.String,
+    unit: Unit,
+    owner_user_id: Schema.NullOr(UserId),
+    amount_minor: Schema.BigInt
+  }),
+  (row) => ({
+    key: row.idempotency_key,
+    kind: row.kind,
+    posting: {
+      account: { id: row.account_id, unit: row.unit, userId: row.owner_user_id },
+      amount: Money.fromMinorUnits(row.unit, row.amount_minor).amount
+    }
+  })
+)
 
+/** A user's `ledger_accounts` row, as the wallet reads it. */
 const BalanceRow = Schema.Struct({ unit: Unit, balance: Schema.BigInt })
-const decodeBalances = Schema.decodeUnknownEffect(Schema.Array(BalanceRow))
-const decodeBalance = Schema.decodeUnknownEffect(Schema.Array(Schema.Struct({ balance: Schema.BigInt })))
+
+/** One account's balance, maintained or summed. */
+const AccountBalanceRow = Schema.Struct({ balance: Schema.BigInt })
 
 interface Move {
   readonly account: Account.Account
@@ -63,33 +77,58 @@ export const layer = Layer.effect(
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
 
-    const load = (key: string) =>
-      Effect.gen(function* () {
-        const rows = yield* decodePostings(
-          yield* sql`SELECT t.idempotency_key, t.kind, p.account_id, p.unit, a.owner_user_id, p.amount_minor
+    const postingsOf = SqlSchema.findAll({
+      Request: Schema.String,
+      Result: StoredPostingRow,
+      execute: (key) => sql`SELECT t.idempotency_key, t.kind, p.account_id, p.unit, a.owner_user_id, p.amount_minor
             FROM ledger_transactions t
             JOIN ledger_postings p ON p.transaction_id = t.id
             JOIN ledger_accounts a ON a.id = p.account_id
             WHERE t.idempotency_key = ${key}
             ORDER BY p.id`
-        )
+    })
+
+    const storedBalance = SqlSchema.findOneOption({
+      Request: Schema.String,
+      Result: AccountBalanceRow,
+      execute: (accountId) => sql`SELECT balance FROM ledger_accounts WHERE id = ${accountId}`
+    })
+
+    // A user account's maintained balance, or a system account's sum of postings.
+    const currentBalance = SqlSchema.findOneOption({
+      Request: Schema.String,
+      Result: AccountBalanceRow,
+      execute: (accountId) => sql`SELECT CASE WHEN a.non_negative THEN a.balance
+            ELSE (SELECT COALESCE(sum(p.amount_minor), 0) FROM ledger_postings p WHERE p.account_id = a.id)::bigint
+          END AS balance
+          FROM ledger_accounts a WHERE a.id = ${accountId}`
+    })
+
+    const userBalances = SqlSchema.findAll({
+      Request: Schema.String,
+      Result: BalanceRow,
+      execute: (userId) => sql`SELECT unit, balance FROM ledger_accounts WHERE owner_user_id = ${userId} ORDER BY unit`
+    })
+
+    const load = (key: string) =>
+      Effect.map(postingsOf(key), (rows) => {
         const first = rows[0]
         if (first === undefined) return Option.none()
         const rebuilt = LedgerTransaction.make({
-          key: first.idempotency_key,
+          key: first.key,
           kind: first.kind,
-          postings: rows.map((row) => ({
-            account: { id: row.account_id, unit: row.unit, userId: row.owner_user_id },
-            amount: Money.fromMinorUnits(row.unit, row.amount_minor).amount
-          }))
+          postings: rows.map((row) => row.posting)
         })
         return Option.some(Result.getOrThrow(rebuilt))
       })
 
     const insufficient = (account: Account.Account, delta: bigint) =>
       Effect.gen(function* () {
-        const rows = yield* decodeBalance(yield* sql`SELECT balance FROM ledger_accounts WHERE id = ${account.id}`)
-        const available = Money.formatMinorUnits(account.unit, rows[0]?.balance ?? 0n)
+        const stored = yield* storedBalance(account.id)
+        const available = Money.formatMinorUnits(
+          account.unit,
+          Option.match(stored, { onNone: () => 0n, onSome: (row) => row.balance })
+        )
         const requested = Money.formatMinorUnits(account.unit, -delta)
         return yield* new InsufficientFunds({
           accountId: account.id,
@@ -215,22 +254,17 @@ export const layer = Layer.effect(
 
     const find = Effect.fn("Ledger.find")(load, Effect.orDie)
 
-    // A user account's maintained balance, or a system account's sum of postings.
     const balance = Effect.fn("Ledger.balance")(function* (account: Account.Account) {
-      const rows = yield* decodeBalance(
-        yield* sql`SELECT CASE WHEN a.non_negative THEN a.balance
-            ELSE (SELECT COALESCE(sum(p.amount_minor), 0) FROM ledger_postings p WHERE p.account_id = a.id)::bigint
-          END AS balance
-          FROM ledger_accounts a WHERE a.id = ${account.id}`
+      const row = yield* currentBalance(account.id)
+      return Money.fromMinorUnits(
+        account.unit,
+        Option.match(row, { onNone: () => 0n, onSome: (found) => found.balance })
       )
-      return Money.fromMinorUnits(account.unit, rows[0]?.balance ?? 0n)
     }, Effect.orDie)
 
     // Untraced: it runs on every wheel view and wallet read (see BankingService.receive).
-    const balances = Effect.fnUntraced(function* (userId: string) {
-      const rows = yield* decodeBalances(
-        yield* sql`SELECT unit, balance FROM ledger_accounts WHERE owner_user_id = ${userId} ORDER BY unit`
-      )
+    const balances = Effect.fnUntraced(function* (userId: UserId) {
+      const rows = yield* userBalances(userId)
       let coins = 0n
       const cash: Array<Money.Money> = []
       for (const row of rows) {

@@ -11,14 +11,18 @@ import {
   SpinRepository
 } from "@payments-gaming/domain/wheel"
 import { DateTime, Effect, Layer, Schema, SchemaTransformation } from "effect"
-import { SqlClient } from "effect/sql"
+import { SqlClient, SqlSchema } from "effect/sql"
+import { rowSchema } from "./RowSchema.ts"
 
 const NumberFromBigInt = Schema.BigInt.pipe(
   Schema.decodeTo(Schema.Int, SchemaTransformation.transform({ decode: Number, encode: BigInt }))
 )
 
-/** A row of `spins` as the driver returns it (uuid as text, int8 as bigint, timestamptz as a Date). */
-const SpinRow = Schema.Struct({
+/**
+ * A row of `spins` as `columns` below selects it (uuid as text, int8 as bigint, timestamptz as a
+ * Date), keyed as `Spin` by the query's aliases; the prize columns make the spin's `prize`.
+ */
+const SpinColumns = Schema.Struct({
   spinId: SpinId,
   userId: UserId,
   round: RoundId,
@@ -31,10 +35,10 @@ const SpinRow = Schema.Struct({
   idempotencyKey: Schema.NullOr(IdempotencyKey),
   createdAt: Schema.DateTimeUtcFromDate
 })
-const decodeRows = Schema.decodeUnknownEffect(Schema.Array(SpinRow))
-
-const toSpin = ({ prizeType, prizeValue, ...row }: typeof SpinRow.Type) =>
-  new Spin({ ...row, prize: { type: prizeType, value: prizeValue } })
+const SpinRow = rowSchema(
+  SpinColumns,
+  ({ prizeType, prizeValue, ...row }) => new Spin({ ...row, prize: { type: prizeType, value: prizeValue } })
+)
 
 /**
  * `SpinRepository` on PostgreSQL (table `spins`, migration `0006_wheel`). It runs on the ambient
@@ -47,7 +51,28 @@ export const make = Effect.gen(function* () {
     draw_value AS "drawValue", segment_id AS "segmentId", prize_type AS "prizeType", prize_value AS "prizeValue",
     idempotency_key AS "idempotencyKey", created_at AS "createdAt"`)
 
-  const toSpins = (rows: ReadonlyArray<unknown>) => Effect.map(decodeRows(rows), (decoded) => decoded.map(toSpin))
+  const selectByIdempotencyKey = SqlSchema.findOneOption({
+    Request: Schema.Struct({ userId: Schema.String, key: Schema.String }),
+    Result: SpinRow,
+    execute: ({ userId, key }) =>
+      sql`SELECT ${columns} FROM spins WHERE user_id = ${userId} AND idempotency_key = ${key}`
+  })
+
+  const selectRound = SqlSchema.findAll({
+    Request: Schema.Struct({
+      round: Schema.String,
+      limit: Schema.Number,
+      offset: Schema.Number,
+      userId: Schema.optional(Schema.String)
+    }),
+    Result: SpinRow,
+    execute: ({ round, limit, offset, userId }) =>
+      userId === undefined
+        ? sql`SELECT ${columns} FROM spins WHERE round = ${round}
+              ORDER BY created_at, id LIMIT ${limit} OFFSET ${offset}`
+        : sql`SELECT ${columns} FROM spins WHERE round = ${round} AND user_id = ${userId}
+              ORDER BY created_at, id LIMIT ${limit} OFFSET ${offset}`
+  })
 
   // ON CONFLICT DO NOTHING names no constraint, so every unique index answers "no row" instead of an
   // error that would abort the caller's transaction (no savepoint needed). Either conflict is
@@ -69,21 +94,11 @@ export const make = Effect.gen(function* () {
     Effect.catchTag("SqlError", Effect.die)
   )
 
-  const findByIdempotencyKey = Effect.fnUntraced(function* (userId: UserId, key: IdempotencyKey) {
-    const rows = yield* sql`SELECT ${columns} FROM spins WHERE user_id = ${userId} AND idempotency_key = ${key}`
-    const [found] = yield* toSpins(rows)
-    return found === undefined ? yield* Effect.succeedNone : yield* Effect.succeedSome(found)
-  }, Effect.orDie)
+  const findByIdempotencyKey = (userId: UserId, key: IdempotencyKey) =>
+    selectByIdempotencyKey({ userId, key }).pipe(Effect.orDie)
 
-  const listRound = Effect.fnUntraced(function* (round: RoundId, { limit, offset }: SpinPage, userId?: UserId) {
-    const rows =
-      userId === undefined
-        ? yield* sql`SELECT ${columns} FROM spins WHERE round = ${round}
-              ORDER BY created_at, id LIMIT ${limit} OFFSET ${offset}`
-        : yield* sql`SELECT ${columns} FROM spins WHERE round = ${round} AND user_id = ${userId}
-              ORDER BY created_at, id LIMIT ${limit} OFFSET ${offset}`
-    return yield* toSpins(rows)
-  }, Effect.orDie)
+  const listRound = (round: RoundId, { limit, offset }: SpinPage, userId?: UserId) =>
+    selectRound({ round, limit, offset, userId }).pipe(Effect.orDie)
 
   return SpinRepository.of({ record, findByIdempotencyKey, listRound })
 })

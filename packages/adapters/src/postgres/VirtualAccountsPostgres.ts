@@ -1,26 +1,29 @@
+import { UserId } from "@payments-gaming/domain/auth"
 import { type NewVirtualAccount, type VirtualAccount, VirtualAccounts } from "@payments-gaming/domain/banking"
 import { Currency } from "@payments-gaming/domain/money"
 import { Effect, Layer, Option, Schema } from "effect"
-import { SqlClient } from "effect/sql"
+import { SqlClient, SqlSchema } from "effect/sql"
+import { rowSchema } from "./RowSchema.ts"
 
-const AccountRow = Schema.Struct({
-  account_number: Schema.String,
-  user_id: Schema.String,
-  currency: Currency,
-  account_name: Schema.NullOr(Schema.String),
-  bank_name: Schema.NullOr(Schema.String),
-  created_at: Schema.Date
-})
-const decodeRows = Schema.decodeUnknownEffect(Schema.Array(AccountRow))
-
-const toAccount = (row: typeof AccountRow.Type): VirtualAccount => ({
-  accountNumber: row.account_number,
-  userId: row.user_id,
-  currency: row.currency,
-  accountName: row.account_name,
-  bankName: row.bank_name,
-  createdAt: row.created_at
-})
+/** A `virtual_accounts` row (`SELECT *`). */
+const VirtualAccountRow = rowSchema(
+  Schema.Struct({
+    account_number: Schema.String,
+    user_id: UserId,
+    currency: Currency,
+    account_name: Schema.NullOr(Schema.String),
+    bank_name: Schema.NullOr(Schema.String),
+    created_at: Schema.Date
+  }),
+  (row): VirtualAccount => ({
+    accountNumber: row.account_number,
+    userId: row.user_id,
+    currency: row.currency,
+    accountName: row.account_name,
+    bankName: row.bank_name,
+    createdAt: row.created_at
+  })
+)
 
 /** Virtual account links on PostgreSQL; the primary key on the number decides concurrent links. */
 export const layer = Layer.effect(
@@ -28,20 +31,34 @@ export const layer = Layer.effect(
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
 
-    const find = Effect.fnUntraced(function* (accountNumber: string) {
-      const rows = yield* decodeRows(yield* sql`SELECT * FROM virtual_accounts WHERE account_number = ${accountNumber}`)
-      return Option.map(Option.fromUndefinedOr(rows[0]), toAccount)
-    }, Effect.orDie)
+    const findByNumber = SqlSchema.findOneOption({
+      Request: Schema.String,
+      Result: VirtualAccountRow,
+      execute: (accountNumber) => sql`SELECT * FROM virtual_accounts WHERE account_number = ${accountNumber}`
+    })
 
-    const insert = Effect.fnUntraced(function* (account: NewVirtualAccount) {
-      const inserted = yield* decodeRows(
-        yield* sql`INSERT INTO virtual_accounts (account_number, user_id, currency, account_name, bank_name)
+    const insertNew = SqlSchema.findOneOption({
+      Request: Schema.Struct({
+        accountNumber: Schema.String,
+        userId: Schema.String,
+        currency: Schema.String,
+        accountName: Schema.NullOr(Schema.String),
+        bankName: Schema.NullOr(Schema.String)
+      }),
+      Result: VirtualAccountRow,
+      execute: (
+        account
+      ) => sql`INSERT INTO virtual_accounts (account_number, user_id, currency, account_name, bank_name)
           VALUES (${account.accountNumber}, ${account.userId}, ${account.currency}, ${account.accountName}, ${account.bankName})
           ON CONFLICT (account_number) DO NOTHING
           RETURNING *`
-      )
-      const created = inserted[0]
-      if (created !== undefined) return { created: true, account: toAccount(created) }
+    })
+
+    const find = (accountNumber: string) => findByNumber(accountNumber).pipe(Effect.orDie)
+
+    const insert = Effect.fnUntraced(function* (account: NewVirtualAccount) {
+      const inserted = yield* insertNew(account)
+      if (Option.isSome(inserted)) return { created: true, account: inserted.value }
       return { created: false, account: Option.getOrThrow(yield* find(account.accountNumber)) }
     }, Effect.orDie)
 

@@ -8,36 +8,61 @@ import {
   WebhookInbox
 } from "@payments-gaming/domain/banking"
 import { Effect, Layer, Option, Schema } from "effect"
-import { SqlClient } from "effect/sql"
+import { SqlClient, SqlSchema } from "effect/sql"
+import { rowSchema } from "./RowSchema.ts"
 
-const EventRow = Schema.Struct({
+const HeaderColumns = Schema.Struct({
   id: Schema.String,
   kind: EventKind,
   reference: Schema.String,
   dedup_key: Schema.String,
-  raw_body: Schema.Uint8Array,
-  signature: Schema.String,
   received_at: Schema.Date,
   outcome: Outcome,
   reason: Schema.NullOr(Schema.String),
   processed_at: Schema.NullOr(Schema.Date)
 })
-const decodeRows = Schema.decodeUnknownEffect(Schema.Array(EventRow))
-const HeaderRow = EventRow.mapFields(({ raw_body: _body, signature: _signature, ...header }) => header)
-const decodeHeaders = Schema.decodeUnknownEffect(Schema.Array(HeaderRow))
-const decodeIds = Schema.decodeUnknownEffect(Schema.Array(Schema.Struct({ id: Schema.String })))
 
-const toEvent = (row: typeof EventRow.Type): WebhookEvent => ({
-  id: row.id,
-  kind: row.kind,
-  reference: row.reference,
-  dedupKey: row.dedup_key,
-  rawBody: row.raw_body,
-  signature: row.signature,
-  receivedAt: row.received_at,
-  outcome: row.outcome,
-  reason: row.reason,
-  processedAt: row.processed_at
+/** A `webhook_events` row without its body, as listed. */
+const WebhookEventHeaderRow = rowSchema(
+  HeaderColumns,
+  (row): WebhookEventHeader => ({
+    id: row.id,
+    kind: row.kind,
+    reference: row.reference,
+    dedupKey: row.dedup_key,
+    receivedAt: row.received_at,
+    outcome: row.outcome,
+    reason: row.reason,
+    processedAt: row.processed_at
+  })
+)
+
+/** A whole `webhook_events` row (`SELECT *`). */
+const WebhookEventRow = rowSchema(
+  HeaderColumns.mapFields((fields) => ({ ...fields, raw_body: Schema.Uint8Array, signature: Schema.String })),
+  (row): WebhookEvent => ({
+    id: row.id,
+    kind: row.kind,
+    reference: row.reference,
+    dedupKey: row.dedup_key,
+    rawBody: row.raw_body,
+    signature: row.signature,
+    receivedAt: row.received_at,
+    outcome: row.outcome,
+    reason: row.reason,
+    processedAt: row.processed_at
+  })
+)
+
+const IdRow = Schema.Struct({ id: Schema.String })
+
+const NewEvent = Schema.Struct({
+  kind: EventKind,
+  reference: Schema.String,
+  dedupKey: Schema.String,
+  rawBody: Schema.Uint8Array,
+  signature: Schema.String,
+  receivedAt: Schema.Date
 })
 
 // Ids come from operators and the CLI; a non-UUID cannot name an event, and must not reach a
@@ -55,22 +80,87 @@ export const layer = Layer.effect(
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
 
-    const first = (rows: unknown) =>
-      Effect.map(decodeRows(rows), (events) => Option.map(Option.fromUndefinedOr(events[0]), toEvent))
+    const insert = SqlSchema.findOneOption({
+      Request: NewEvent,
+      Result: IdRow,
+      execute: (event) =>
+        sql`INSERT INTO webhook_events (kind, reference, dedup_key, raw_body, signature, received_at)
+          VALUES (${event.kind}, ${event.reference}, ${event.dedupKey}, ${event.rawBody}, ${event.signature}, ${event.receivedAt})
+          ON CONFLICT (kind, reference) WHERE outcome <> 'conflict' DO NOTHING
+          RETURNING id`
+    })
+
+    const findLive = SqlSchema.findOneOption({
+      Request: Schema.Struct({ kind: EventKind, reference: Schema.String }),
+      Result: WebhookEventRow,
+      execute: (event) => sql`SELECT * FROM webhook_events
+          WHERE kind = ${event.kind} AND reference = ${event.reference} AND outcome <> 'conflict'`
+    })
+
+    const insertConflict = SqlSchema.findOne({
+      Request: NewEvent.mapFields((fields) => ({
+        ...fields,
+        reason: Schema.String,
+        processedAt: Schema.Date
+      })),
+      Result: IdRow,
+      execute: (event) => sql`INSERT INTO webhook_events
+            (kind, reference, dedup_key, raw_body, signature, received_at, outcome, reason, processed_at)
+          VALUES (${event.kind}, ${event.reference}, ${event.dedupKey}, ${event.rawBody}, ${event.signature},
+            ${event.receivedAt}, 'conflict', ${event.reason}, ${event.processedAt})
+          RETURNING id`
+    })
+
+    const findById = SqlSchema.findOneOption({
+      Request: Schema.String,
+      Result: WebhookEventRow,
+      execute: (id) => sql`SELECT * FROM webhook_events WHERE id = ${id}::uuid`
+    })
+
+    const findByIdForUpdate = SqlSchema.findOneOption({
+      Request: Schema.String,
+      Result: WebhookEventRow,
+      execute: (id) => sql`SELECT * FROM webhook_events WHERE id = ${id}::uuid FOR UPDATE`
+    })
+
+    const listByOffset = SqlSchema.findAll({
+      Request: Schema.Struct({ outcome: Schema.optional(Outcome), limit: Schema.Number, offset: Schema.Number }),
+      Result: WebhookEventRow,
+      execute: (filter) =>
+        filter.outcome === undefined
+          ? sql`SELECT * FROM webhook_events ORDER BY received_at, id LIMIT ${filter.limit} OFFSET ${filter.offset}`
+          : sql`SELECT * FROM webhook_events WHERE outcome = ${filter.outcome}
+              ORDER BY received_at, id LIMIT ${filter.limit} OFFSET ${filter.offset}`
+    })
+
+    // Row comparison on (received_at, id) walks the indexes of migration 0011 (0002's for an
+    // outcome) backwards from the position: no offset, whatever the page. Bodies are not read.
+    const listByPosition = SqlSchema.findAll({
+      Request: Schema.Struct({
+        outcome: Schema.optional(Outcome),
+        kind: Schema.optional(EventKind),
+        after: Schema.optional(Schema.Struct({ receivedAt: Schema.Date, id: Schema.String })),
+        limit: Schema.Number
+      }),
+      Result: WebhookEventHeaderRow,
+      execute: ({ outcome, kind, after, limit }) => {
+        const where = sql.and([
+          ...(outcome === undefined ? [] : [sql`outcome = ${outcome}`]),
+          ...(kind === undefined ? [] : [sql`kind = ${kind}`]),
+          ...(after === undefined ? [] : [sql`(received_at, id) < (${after.receivedAt}, ${after.id}::uuid)`])
+        ])
+        return sql`SELECT id, kind, reference, dedup_key, received_at, outcome, reason, processed_at
+          FROM webhook_events WHERE ${where} ORDER BY received_at DESC, id DESC LIMIT ${limit}`
+      }
+    })
 
     // Everything but the id is what was just written (and the column defaults), so the raw body is
     // not sent back.
     const store = Effect.fnUntraced(function* (event: NewWebhookEvent) {
-      const inserted = yield* decodeIds(
-        yield* sql`INSERT INTO webhook_events (kind, reference, dedup_key, raw_body, signature, received_at)
-          VALUES (${event.kind}, ${event.reference}, ${event.dedupKey}, ${event.rawBody}, ${event.signature}, ${event.receivedAt})
-          ON CONFLICT (kind, reference) WHERE outcome <> 'conflict' DO NOTHING
-          RETURNING id`
-      )
-      const stored = inserted[0]
-      if (stored !== undefined) {
+      const inserted = yield* insert(event)
+      if (Option.isSome(inserted)) {
         const created: WebhookEvent = {
-          id: stored.id,
+          id: inserted.value.id,
           kind: event.kind,
           reference: event.reference,
           dedupKey: event.dedupKey,
@@ -83,79 +173,33 @@ export const layer = Layer.effect(
         }
         return { _tag: "Stored" as const, event: created }
       }
-      const existing = yield* first(
-        yield* sql`SELECT * FROM webhook_events
-          WHERE kind = ${event.kind} AND reference = ${event.reference} AND outcome <> 'conflict'`
-      )
+      const existing = yield* findLive(event)
       return { _tag: "Duplicate" as const, event: Option.getOrThrow(existing) }
     }, Effect.orDie)
 
     const storeConflict = Effect.fnUntraced(function* (event: NewWebhookEvent, reason: string, processedAt: Date) {
-      const [stored] = yield* decodeIds(
-        yield* sql`INSERT INTO webhook_events
-            (kind, reference, dedup_key, raw_body, signature, received_at, outcome, reason, processed_at)
-          VALUES (${event.kind}, ${event.reference}, ${event.dedupKey}, ${event.rawBody}, ${event.signature},
-            ${event.receivedAt}, 'conflict', ${reason}, ${processedAt})
-          RETURNING id`
-      )
-      const created: WebhookEvent = { id: stored!.id, ...event, outcome: "conflict", reason, processedAt }
+      const stored = yield* insertConflict({ ...event, reason, processedAt })
+      const created: WebhookEvent = { id: stored.id, ...event, outcome: "conflict", reason, processedAt }
       return created
     }, Effect.orDie)
 
-    const find = Effect.fnUntraced(function* (id: string) {
-      if (!uuid.test(id)) return Option.none()
-      return yield* first(yield* sql`SELECT * FROM webhook_events WHERE id = ${id}::uuid`)
-    }, Effect.orDie)
+    const find = (id: string) => (uuid.test(id) ? findById(id).pipe(Effect.orDie) : Effect.succeedNone)
 
-    const findForUpdate = Effect.fnUntraced(function* (id: string) {
-      if (!uuid.test(id)) return Option.none()
-      return yield* first(yield* sql`SELECT * FROM webhook_events WHERE id = ${id}::uuid FOR UPDATE`)
-    }, Effect.orDie)
+    const findForUpdate = (id: string) =>
+      uuid.test(id) ? findByIdForUpdate(id).pipe(Effect.orDie) : Effect.succeedNone
 
-    const list = Effect.fnUntraced(function* (filter: {
+    const list = (filter: {
       readonly outcome?: Outcome | undefined
       readonly limit: number
       readonly offset: number
-    }) {
-      const rows =
-        filter.outcome === undefined
-          ? yield* sql`SELECT * FROM webhook_events ORDER BY received_at, id LIMIT ${filter.limit} OFFSET ${filter.offset}`
-          : yield* sql`SELECT * FROM webhook_events WHERE outcome = ${filter.outcome}
-              ORDER BY received_at, id LIMIT ${filter.limit} OFFSET ${filter.offset}`
-      return (yield* decodeRows(rows)).map(toEvent)
-    }, Effect.orDie)
+    }) => listByOffset(filter).pipe(Effect.orDie)
 
-    // Row comparison on (received_at, id) walks the indexes of migration 0011 (0002's for an
-    // outcome) backwards from the position: no offset, whatever the page. Bodies are not read.
-    const listPage = Effect.fnUntraced(function* (filter: {
+    const listPage = (filter: {
       readonly outcome?: Outcome | undefined
       readonly kind?: EventKind | undefined
       readonly after?: ListingPosition | undefined
       readonly limit: number
-    }) {
-      const { outcome, kind, after } = filter
-      const where = sql.and([
-        ...(outcome === undefined ? [] : [sql`outcome = ${outcome}`]),
-        ...(kind === undefined ? [] : [sql`kind = ${kind}`]),
-        ...(after === undefined ? [] : [sql`(received_at, id) < (${after.receivedAt}, ${after.id}::uuid)`])
-      ])
-      const rows = yield* decodeHeaders(
-        yield* sql`SELECT id, kind, reference, dedup_key, received_at, outcome, reason, processed_at
-          FROM webhook_events WHERE ${where} ORDER BY received_at DESC, id DESC LIMIT ${filter.limit}`
-      )
-      return rows.map(
-        (row): WebhookEventHeader => ({
-          id: row.id,
-          kind: row.kind,
-          reference: row.reference,
-          dedupKey: row.dedup_key,
-          receivedAt: row.received_at,
-          outcome: row.outcome,
-          reason: row.reason,
-          processedAt: row.processed_at
-        })
-      )
-    }, Effect.orDie)
+    }) => listByPosition(filter).pipe(Effect.orDie)
 
     const markOutcome = Effect.fnUntraced(function* (
       id: string,

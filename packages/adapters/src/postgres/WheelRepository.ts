@@ -1,22 +1,33 @@
 import { Wheel, type WheelDefinition, WheelRepository } from "@payments-gaming/domain/wheel"
 import { Effect, Layer, Option, Schema, SchemaTransformation } from "effect"
-import { SqlClient, type Statement } from "effect/sql"
+import { SqlClient, SqlSchema, type Statement } from "effect/sql"
+import { rowSchema } from "./RowSchema.ts"
 
 // int8 arrives as a bigint; wheel values and weights are bounded well inside the safe integers.
 const NumberFromBigInt = Schema.BigInt.pipe(
   Schema.decodeTo(Schema.Number, SchemaTransformation.transform({ decode: Number, encode: BigInt }))
 )
 
-const SegmentRow = Schema.Struct({
-  version: Schema.Int,
-  currency: Schema.String,
-  segmentId: Schema.String,
-  label: Schema.String,
-  type: Schema.String,
-  value: NumberFromBigInt,
-  weight: NumberFromBigInt
-})
-const decodeRows = Schema.decodeUnknownEffect(Schema.Array(SegmentRow))
+/**
+ * A segment row of `wheel_segments` joined to its `wheels` row, as `segments` below selects it
+ * (int8 as a bigint): the wheel's version and currency, and the segment as the wheel holds it.
+ */
+const WheelSegmentRow = rowSchema(
+  Schema.Struct({
+    version: Schema.Int,
+    currency: Schema.String,
+    segmentId: Schema.String,
+    label: Schema.String,
+    type: Schema.String,
+    value: NumberFromBigInt,
+    weight: NumberFromBigInt
+  }),
+  ({ version, currency, segmentId, label, type, value, weight }) => ({
+    version,
+    currency,
+    segment: { id: segmentId, label, type, value, weight }
+  })
+)
 // The rows are checked again as a whole wheel: eight segments, ids from labels, a drawable weight.
 const decodeWheel = Schema.decodeUnknownEffect(Wheel)
 
@@ -28,30 +39,33 @@ export const make = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
 
   const select = (where: Statement.Fragment) =>
-    Effect.gen(function* () {
-      const rows = yield* decodeRows(
-        yield* sql`SELECT w.version, w.currency, s.segment_id AS "segmentId", s.label, s.type, s.value, s.weight
+    sql`SELECT w.version, w.currency, s.segment_id AS "segmentId", s.label, s.type, s.value, s.weight
           FROM wheels w JOIN wheel_segments s ON s.wheel_id = w.id
           WHERE ${where}
           ORDER BY s.position`
-      )
-      const first = rows[0]
-      if (first === undefined) return Option.none<Wheel>()
-      const wheel = yield* decodeWheel({
-        version: first.version,
-        currency: first.currency,
-        segments: rows.map(({ segmentId, label, type, value, weight }) => ({
-          id: segmentId,
-          label,
-          type,
-          value,
-          weight
-        }))
-      })
-      return Option.some(wheel)
-    })
 
-  const active = select(sql.literal("w.active")).pipe(
+  const activeSegments = SqlSchema.findAll({
+    Request: Schema.Void,
+    Result: WheelSegmentRow,
+    execute: () => select(sql.literal("w.active"))
+  })
+
+  const segmentsOfVersion = SqlSchema.findAll({
+    Request: Schema.Number,
+    Result: WheelSegmentRow,
+    execute: (version) => select(sql`w.version = ${version}`)
+  })
+
+  const toWheel = (rows: ReadonlyArray<typeof WheelSegmentRow.Type>) => {
+    const first = rows[0]
+    if (first === undefined) return Effect.succeedNone
+    return Effect.asSome(
+      decodeWheel({ version: first.version, currency: first.currency, segments: rows.map((row) => row.segment) })
+    )
+  }
+
+  const active = activeSegments().pipe(
+    Effect.flatMap(toWheel),
     Effect.flatMap(
       Option.match({
         onNone: () => Effect.die(new Error("no active wheel: is migration 0006_wheel applied?")),
@@ -62,7 +76,7 @@ export const make = Effect.gen(function* () {
   )
 
   const byVersion = Effect.fnUntraced(function* (version: number) {
-    return yield* select(sql`w.version = ${version}`)
+    return yield* Effect.flatMap(segmentsOfVersion(version), toWheel)
   }, Effect.orDie)
 
   // The active row's lock orders replacers: the second waits, then finds the row no longer active

@@ -1,21 +1,23 @@
 import { Commitment, RoundId, type RoundSeed, RoundSeeds } from "@payments-gaming/domain/wheel"
 import { DateTime, Effect, Layer, Option, Redacted, Schema } from "effect"
-import { SqlClient } from "effect/sql"
+import { SqlClient, SqlSchema } from "effect/sql"
+import { rowSchema } from "./RowSchema.ts"
 
-const SeedRow = Schema.Struct({
-  round: RoundId,
-  seed: Schema.Uint8Array,
-  commitment: Commitment,
-  createdAt: Schema.DateTimeUtcFromDate
-})
-const decodeRows = Schema.decodeUnknownEffect(Schema.Array(SeedRow))
-
-const toSeed = (row: typeof SeedRow.Type): RoundSeed => ({
-  round: row.round,
-  seed: Redacted.make(new Uint8Array(row.seed)),
-  commitment: row.commitment,
-  createdAt: row.createdAt
-})
+/** A row of `round_seeds` as the queries below select it (bytea as a Uint8Array). */
+const RoundSeedRow = rowSchema(
+  Schema.Struct({
+    round: RoundId,
+    seed: Schema.Uint8Array,
+    commitment: Commitment,
+    createdAt: Schema.DateTimeUtcFromDate
+  }),
+  (row): RoundSeed => ({
+    round: row.round,
+    seed: Redacted.make(new Uint8Array(row.seed)),
+    commitment: row.commitment,
+    createdAt: row.createdAt
+  })
+)
 
 /**
  * `RoundSeeds` on PostgreSQL (table `round_seeds`, migration `0006_wheel`). The first stored seed
@@ -25,11 +27,19 @@ const toSeed = (row: typeof SeedRow.Type): RoundSeed => ({
 export const make = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
 
-  const find = (round: RoundId) =>
-    Effect.flatMap(
-      sql`SELECT round, seed, commitment, created_at AS "createdAt" FROM round_seeds WHERE round = ${round}`,
-      decodeRows
-    ).pipe(Effect.map((rows) => Option.map(Option.fromUndefinedOr(rows[0]), toSeed)))
+  const find = SqlSchema.findOneOption({
+    Request: Schema.String,
+    Result: RoundSeedRow,
+    execute: (round) =>
+      sql`SELECT round, seed, commitment, created_at AS "createdAt" FROM round_seeds WHERE round = ${round}`
+  })
+
+  const findBefore = SqlSchema.findOneOption({
+    Request: Schema.Struct({ round: Schema.String, current: Schema.String }),
+    Result: RoundSeedRow,
+    execute: ({ round, current }) => sql`SELECT round, seed, commitment, created_at AS "createdAt" FROM round_seeds
+          WHERE round = ${round} AND round < ${current}`
+  })
 
   const getOrCreate = Effect.fnUntraced(function* (round: RoundId, fresh: Effect.Effect<RoundSeed>) {
     const stored = yield* find(round)
@@ -47,11 +57,7 @@ export const make = Effect.gen(function* () {
   // `round < current` is checked here and again in the query, so no code path reads a seed of a later round.
   const revealed = Effect.fnUntraced(function* (round: RoundId, current: RoundId) {
     if (round >= current) return Option.none<RoundSeed>()
-    const rows = yield* decodeRows(
-      yield* sql`SELECT round, seed, commitment, created_at AS "createdAt" FROM round_seeds
-          WHERE round = ${round} AND round < ${current}`
-    )
-    return Option.map(Option.fromUndefinedOr(rows[0]), toSeed)
+    return yield* findBefore({ round, current })
   }, Effect.orDie)
 
   return RoundSeeds.of({ getOrCreate, revealed })

@@ -1,7 +1,11 @@
 import { Schema } from "effect"
 
-/** The user id carried in a bearer token's `sub` claim. */
-export const UserId = Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(128)).pipe(Schema.brand("UserId"))
+/**
+ * Who a wallet, a card, a spin or a push belongs to: a bearer token's `sub` claim, or an operator's
+ * `userId` (admin API, CLI), decoded at that edge. Every use case and port takes this brand, and the
+ * adapters read it back from rows through this schema.
+ */
+export const UserId = Schema.String.check(Schema.isBetweenLength(1, 128)).pipe(Schema.brand("UserId"))
 export type UserId = typeof UserId.Type
 
 export const Role = Schema.String

@@ -1,4 +1,5 @@
 import { BigDecimal, Clock, Context, Effect, Layer, Metric, Result } from "effect"
+import type { UserId } from "../auth/Model.ts"
 import {
   type InsufficientFunds,
   type InvalidTransaction,
@@ -69,7 +70,7 @@ export class BankingService extends Context.Service<
       { readonly created: boolean; readonly transfer: TransferView },
       TransferConflict | InsufficientFunds | InvalidAmount
     >
-    wallet(userId: string): Effect.Effect<WalletView>
+    wallet(userId: UserId): Effect.Effect<WalletView>
   }
 >()("@payments-gaming/domain/banking/BankingService") {
   /** Needs the ledger, a unit of work and the banking repositories. */
@@ -366,7 +367,7 @@ function makeBankingService() {
       )
     })
 
-    const wallet = Effect.fn("BankingService.wallet")(function* (userId: string) {
+    const wallet = Effect.fn("BankingService.wallet")(function* (userId: UserId) {
       const balances = yield* ledger.balances(userId)
       return {
         coinBalance: Number(balances.coins),

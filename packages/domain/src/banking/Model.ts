@@ -1,4 +1,5 @@
 import { type BigDecimal, Schema } from "effect"
+import { UserId } from "../auth/Model.ts"
 import { Currency, DecimalAmount } from "../money/index.ts"
 
 /** How a webhook is classified by its flags; `ignored` when it sets none. */
@@ -17,8 +18,6 @@ export type Outcome = typeof Outcome.Type
 /** Outcomes an operator can replay after fixing the cause. */
 export const ReplayableOutcome = Schema.Literals(["unmatched", "rejected"])
 export type ReplayableOutcome = typeof ReplayableOutcome.Type
-
-export const UserId = Schema.String.check(Schema.isBetweenLength(1, 128))
 
 /** Longest reference taken; Movements turns one into ledger keys that still fit the ledger's bound. */
 export const MAX_REFERENCE_LENGTH = 256
@@ -65,7 +64,7 @@ export interface DeadLetter {
 
 export interface VirtualAccount {
   readonly accountNumber: string
-  readonly userId: string
+  readonly userId: UserId
   readonly currency: Currency
   readonly accountName: string | null
   readonly bankName: string | null
@@ -77,7 +76,7 @@ export type TransferStatus = typeof TransferStatus.Type
 
 export interface Transfer {
   readonly reference: string
-  readonly userId: string
+  readonly userId: UserId
   readonly currency: Currency
   /** The held amount, exact at the currency's scale. */
   readonly amount: BigDecimal.BigDecimal

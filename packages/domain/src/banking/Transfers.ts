@@ -1,11 +1,12 @@
 import type { BigDecimal } from "effect"
 import { Context, type Effect, type Option } from "effect"
+import type { UserId } from "../auth/Model.ts"
 import type { Currency } from "../money/index.ts"
 import type { Transfer } from "./Model.ts"
 
 export interface NewTransfer {
   readonly reference: string
-  readonly userId: string
+  readonly userId: UserId
   readonly currency: Currency
   readonly amount: BigDecimal.BigDecimal
 }

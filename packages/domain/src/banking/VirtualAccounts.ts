@@ -1,10 +1,11 @@
 import { Context, type Effect, type Option } from "effect"
+import type { UserId } from "../auth/Model.ts"
 import type { Currency } from "../money/index.ts"
 import type { VirtualAccount } from "./Model.ts"
 
 export interface NewVirtualAccount {
   readonly accountNumber: string
-  readonly userId: string
+  readonly userId: UserId
   readonly currency: Currency
   readonly accountName: string | null
   readonly bankName: string | null

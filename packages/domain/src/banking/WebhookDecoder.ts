@@ -1,4 +1,5 @@
 import { Result, Schema, SchemaIssue } from "effect"
+import { LedgerKeys } from "../ledger/index.ts"
 import type { EventKind, WebhookIssue } from "./Model.ts"
 import { parseJsonExact } from "./parseJsonExact.ts"
 import { CreditPayload, IgnoredPayload, TransferPayload, WebhookFlags } from "./WebhookPayload.ts"
@@ -22,12 +23,6 @@ export type DecodedWebhook =
       readonly dedupKey: string
       readonly payload: IgnoredPayload
     }
-
-/**
- * Deduplication key of an event: its kind and the provider's reference. A credit's ledger key is the
- * same text, from `Movements.depositKey`.
- */
-export const dedupKey = (kind: EventKind, reference: string) => `${kind}:${reference}`
 
 const formatter = SchemaIssue.makeFormatterStandardSchemaV1()
 
@@ -74,7 +69,7 @@ export const decodeWebhook = (input: unknown): Result.Result<DecodedWebhook, Rea
       return Result.map(decodeCredit(input), (payload) => ({
         kind: "virtualaccount.credit" as const,
         reference: payload.data.reference,
-        dedupKey: dedupKey("virtualaccount.credit", payload.data.reference),
+        dedupKey: LedgerKeys.webhookKey("virtualaccount.credit", payload.data.reference),
         payload
       }))
     case "transfer.success":
@@ -83,7 +78,7 @@ export const decodeWebhook = (input: unknown): Result.Result<DecodedWebhook, Rea
       return Result.map(decodeTransfer(input), (payload) => ({
         kind: transferKind,
         reference: payload.data.reference,
-        dedupKey: dedupKey(transferKind, payload.data.reference),
+        dedupKey: LedgerKeys.webhookKey(transferKind, payload.data.reference),
         payload
       }))
     }
@@ -91,7 +86,7 @@ export const decodeWebhook = (input: unknown): Result.Result<DecodedWebhook, Rea
       return Result.map(decodeIgnored(input), (payload) => ({
         kind: "ignored" as const,
         reference: payload.data.reference,
-        dedupKey: dedupKey("ignored", payload.data.reference),
+        dedupKey: LedgerKeys.webhookKey("ignored", payload.data.reference),
         payload
       }))
   }

@@ -1,4 +1,5 @@
 import { BigDecimal, Option, Result } from "effect"
+import type { UserId } from "../auth/Model.ts"
 import { type Currency, isCurrency, Money } from "../money/index.ts"
 import type { Transfer, VirtualAccount } from "./Model.ts"
 import type { CreditPayload, TransferPayload } from "./WebhookPayload.ts"
@@ -45,7 +46,7 @@ const firstBroken = (...checks: ReadonlyArray<() => string | undefined>): string
 }
 
 export interface CreditAction {
-  readonly userId: string
+  readonly userId: UserId
   readonly accountNumber: string
   readonly currency: Currency
   /** What lands in the wallet: `settled_amount`. */

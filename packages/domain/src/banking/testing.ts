@@ -1,5 +1,5 @@
 import { Effect, Layer, Option } from "effect"
-import { LedgerMemory } from "../ledger/index.ts"
+import { layerMemory as layerMemoryLedger, MemoryDatabase } from "../ledger/testing.ts"
 import { BankingService } from "./BankingService.ts"
 import { DeadLetters } from "./DeadLetters.ts"
 import { InvalidSignature } from "./Errors.ts"
@@ -10,8 +10,6 @@ import { VirtualAccounts } from "./VirtualAccounts.ts"
 import { WebhookEventsService } from "./WebhookEventsService.ts"
 import { WebhookInbox } from "./WebhookInbox.ts"
 import { WebhookVerifier } from "./WebhookVerifier.ts"
-
-const { MemoryDatabase } = LedgerMemory
 
 /** Deterministic ids shaped like UUIDs, so code that checks the shape accepts them. */
 const uuidFrom = (sequence: number) => `00000000-0000-4000-8000-${sequence.toString(16).padStart(12, "0")}`
@@ -215,5 +213,5 @@ export const layerMemoryRepositories = Layer.mergeAll(
 /** `BankingService` and `WebhookEventsService` on in-memory ports, with the ports and the ledger exposed for assertions. */
 export const layerMemory = Layer.merge(BankingService.layer, WebhookEventsService.layer).pipe(
   Layer.provideMerge(layerMemoryRepositories),
-  Layer.provideMerge(LedgerMemory.layerMemory)
+  Layer.provideMerge(layerMemoryLedger)
 )

@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { UserId } from "../auth/Model.ts"
 import { COIN, type Currency, Unit } from "../money/index.ts"
 
 /**
@@ -9,21 +10,21 @@ import { COIN, type Currency, Unit } from "../money/index.ts"
 export const Account = Schema.Struct({
   id: Schema.String,
   unit: Unit,
-  userId: Schema.NullOr(Schema.String)
+  userId: Schema.NullOr(UserId)
 })
 export type Account = typeof Account.Type
 
 export const isUserAccount = (account: Account): boolean => account.userId !== null
 
 /** `user:<id>:cash:<CUR>`: the user's wallet in one currency. */
-export const userCash = (userId: string, currency: Currency): Account => ({
+export const userCash = (userId: UserId, currency: Currency): Account => ({
   id: `user:${userId}:cash:${currency}`,
   unit: currency,
   userId
 })
 
 /** `user:<id>:coins`: the user's wheel coins. */
-export const userCoins = (userId: string): Account => ({ id: `user:${userId}:coins`, unit: COIN, userId })
+export const userCoins = (userId: UserId): Account => ({ id: `user:${userId}:coins`, unit: COIN, userId })
 
 /** What the provider has collected for us and owes us (deposits) or paid out for us (transfers). */
 export const providerSettlement = (currency: Currency): Account => ({

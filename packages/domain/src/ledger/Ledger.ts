@@ -1,4 +1,5 @@
 import { Context, type Effect, type Option } from "effect"
+import type { UserId } from "../auth/Model.ts"
 import type { Money } from "../money/index.ts"
 import type { Account } from "./Account.ts"
 import type { InsufficientFunds } from "./Errors.ts"
@@ -12,7 +13,7 @@ export interface PostResult {
 }
 
 export interface UserBalances {
-  readonly userId: string
+  readonly userId: UserId
   readonly coins: bigint
   /** One entry per currency the user has ever held, sorted by currency code. */
   readonly cash: ReadonlyArray<Money.Money>
@@ -41,7 +42,7 @@ export class Ledger extends Context.Service<
     post(transaction: LedgerTransaction): Effect.Effect<PostResult, InsufficientFunds>
     find(key: string): Effect.Effect<Option.Option<LedgerTransaction>>
     balance(account: Account): Effect.Effect<Money.Money>
-    balances(userId: string): Effect.Effect<UserBalances>
+    balances(userId: UserId): Effect.Effect<UserBalances>
     /** Checks every maintained balance against the sum of its postings and every transaction's sums. */
     readonly reconcile: Effect.Effect<ReadonlyArray<Discrepancy>>
   }

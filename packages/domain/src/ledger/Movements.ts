@@ -1,26 +1,17 @@
 import { BigDecimal, type Result } from "effect"
+import type { UserId } from "../auth/Model.ts"
 import type { Currency } from "../money/index.ts"
 import * as Account from "./Account.ts"
 import type { InvalidTransaction } from "./Errors.ts"
+import { depositKey, holdKey, returnKey, settleKey } from "./LedgerKeys.ts"
 import * as LedgerTransaction from "./LedgerTransaction.ts"
 
 type Built = Result.Result<LedgerTransaction.LedgerTransaction, InvalidTransaction>
 
-/*
- * How a provider reference becomes a ledger key: here and nowhere else. A reference may be 256
- * characters long (banking's `Reference`), and every key below must still fit `MAX_KEY_LENGTH`
- * (test/ledger/LedgerTransaction.test.ts builds each at that length). The deposit key is also the
- * credit event's dedup key (`dedupKey` in WebhookDecoder.ts), as it has been since the first credit.
- */
-export const depositKey = (reference: string) => `virtualaccount.credit:${reference}`
-export const holdKey = (reference: string) => `transfer:${reference}:hold`
-export const settleKey = (reference: string) => `transfer:${reference}:settle`
-export const returnKey = (reference: string) => `transfer:${reference}:return`
-
 /** Money the provider collected for us lands in the user's cash wallet; `reference` is the credit's. */
 export const deposit = (options: {
   readonly reference: string
-  readonly userId: string
+  readonly userId: UserId
   readonly currency: Currency
   readonly amount: BigDecimal.BigDecimal
 }): Built =>
@@ -38,7 +29,7 @@ export const deposit = (options: {
  */
 export const hold = (options: {
   readonly reference: string
-  readonly userId: string
+  readonly userId: UserId
   readonly currency: Currency
   readonly amount: BigDecimal.BigDecimal
 }): Built =>
@@ -67,7 +58,7 @@ export const settle = (options: {
 /** The provider failed the transfer: the held funds go back to the wallet they came from. */
 export const returnHold = (options: {
   readonly reference: string
-  readonly userId: string
+  readonly userId: UserId
   readonly currency: Currency
   readonly amount: BigDecimal.BigDecimal
 }): Built =>
@@ -82,7 +73,7 @@ export const returnHold = (options: {
 /** A cash prize from the prize pool of its currency. `key` is the spin (or payout) id. */
 export const cashPrize = (options: {
   readonly key: string
-  readonly userId: string
+  readonly userId: UserId
   readonly currency: Currency
   readonly amount: BigDecimal.BigDecimal
 }): Built =>
@@ -95,7 +86,7 @@ export const cashPrize = (options: {
   })
 
 /** A coin prize from the coin prize pool. */
-export const coinPrize = (options: { readonly key: string; readonly userId: string; readonly coins: bigint }): Built =>
+export const coinPrize = (options: { readonly key: string; readonly userId: UserId; readonly coins: bigint }): Built =>
   LedgerTransaction.transfer({
     key: options.key,
     kind: "prize",

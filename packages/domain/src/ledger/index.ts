@@ -1,7 +1,7 @@
 export * as Account from "./Account.ts"
 export * from "./Errors.ts"
 export * from "./Ledger.ts"
+export * as LedgerKeys from "./LedgerKeys.ts"
 export * as LedgerTransaction from "./LedgerTransaction.ts"
 export * as Movements from "./Movements.ts"
-export * as LedgerMemory from "./testing.ts"
 export * from "./UnitOfWork.ts"

@@ -1,4 +1,5 @@
 import { Context, Effect, Exit, Layer, Option, Semaphore } from "effect"
+import type { UserId } from "../auth/Model.ts"
 import { COIN, Money, type Unit } from "../money/index.ts"
 import type { Account } from "./Account.ts"
 import { InsufficientFunds } from "./Errors.ts"
@@ -148,7 +149,7 @@ export const layerMemoryLedger = Layer.effect(
     const balance = (account: Account) =>
       db.atomically(Effect.sync(() => Money.fromMinorUnits(account.unit, accounts.get(account.id)?.balance ?? 0n)))
 
-    const balances = (userId: string) =>
+    const balances = (userId: UserId) =>
       db.atomically(
         Effect.sync(() => {
           let coins = 0n

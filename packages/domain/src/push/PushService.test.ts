@@ -12,12 +12,10 @@ import {
   PushService,
   success
 } from "./index.ts"
-import { PushDeliveryLogMemory, PushGatewaysFake } from "./testing.ts"
+import { layerMemory, PushDeliveryLogMemory, PushGatewaysFake } from "./testing.ts"
 import { utf8Bytes } from "./Utf8.ts"
 
-const TestLayer = PushService.layer.pipe(
-  Layer.provideMerge(Layer.merge(PushDeliveryLogMemory.layer, PushGatewaysFake.layer))
-)
+const TestLayer = PushService.layer.pipe(Layer.provideMerge(layerMemory))
 
 // SHA-256("abc"), the FIPS 180-2 test vector.
 const ABC_SHA256 = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"

@@ -1,4 +1,6 @@
-// In-memory port layers for domain unit tests, here and in other services' tests.
+// In-memory port layers for domain unit tests, here and in other services' tests; the production
+// barrels do not export them. One scheme throughout: `<Area>Testing.layerMemory` is the area's
+// whole in-memory setup, `layerMemory<Port>` one port of it.
 
 export * as BankingTesting from "../banking/testing.ts"
 export * as CardsTesting from "../cards/testing.ts"

@@ -4,7 +4,7 @@ import { TestClock } from "effect/testing"
 import { ChallengeRepository } from "./ChallengeRepository.ts"
 import { ChallengeId, ChallengeInput } from "./Model.ts"
 import { TriviaService, UPDATE_ATTEMPTS } from "./TriviaService.ts"
-import { layerMemory, makeMemory } from "./testing.ts"
+import { layerMemory, makeMemoryRepository } from "./testing.ts"
 
 const input = (overrides: Partial<Record<keyof typeof ChallengeInput.Encoded, unknown>> = {}) =>
   Schema.decodeUnknownSync(ChallengeInput)({
@@ -28,7 +28,7 @@ const interfering = (intruder: ReturnType<typeof input>, times: number) =>
   Layer.effect(
     ChallengeRepository,
     Effect.gen(function* () {
-      const inner = yield* makeMemory
+      const inner = yield* makeMemoryRepository
       const left = yield* Ref.make(times)
       const calls = yield* Ref.make(0)
       return ChallengeRepository.of({

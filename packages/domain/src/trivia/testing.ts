@@ -14,7 +14,7 @@ const byStartThenId = Order.combine(
 )
 
 /** An in-memory `ChallengeRepository` with the same compare-and-set update as the SQL one. */
-export const makeMemory: Effect.Effect<ChallengeRepository["Service"]> = Effect.gen(function* () {
+export const makeMemoryRepository: Effect.Effect<ChallengeRepository["Service"]> = Effect.gen(function* () {
   const store = yield* Ref.make<Store>({ lastId: 0, rows: new Map() })
 
   const create = (input: ChallengeInput, at: DateTime.Utc) =>
@@ -57,4 +57,4 @@ export const makeMemory: Effect.Effect<ChallengeRepository["Service"]> = Effect.
 })
 
 /** A fresh, empty in-memory `ChallengeRepository` per build. */
-export const layerMemory: Layer.Layer<ChallengeRepository> = Layer.effect(ChallengeRepository, makeMemory)
+export const layerMemory: Layer.Layer<ChallengeRepository> = Layer.effect(ChallengeRepository, makeMemoryRepository)

@@ -36,6 +36,17 @@ export const defaultWheel = (currency: Currency): WheelDefinition =>
  * is left as its editor made it.
  */
 export const isDefaultWheel = (wheel: Wheel): boolean => {
+  // A cached wheel is asked on every request: each (immutable) wheel is compared once.
+  const judged = defaultness.get(wheel)
+  if (judged !== undefined) return judged
+  const verdict = matchesDefault(wheel)
+  defaultness.set(wheel, verdict)
+  return verdict
+}
+
+const defaultness = new WeakMap<Wheel, boolean>()
+
+const matchesDefault = (wheel: Wheel): boolean => {
   const expected = defaultWheel(wheel.currency).segments
   return (
     wheel.segments.length === expected.length &&

@@ -18,15 +18,6 @@ import { WheelRandom } from "./WheelRandom.ts"
 import { WheelRepository } from "./WheelRepository.ts"
 import { WheelSettings } from "./WheelSettings.ts"
 
-/**
- * How long a service instance keeps the active wheel before reading it again: a wheel changed by
- * another instance is drawn on here within this time.
- */
-export const ACTIVE_WHEEL_TTL_MILLIS = 10_000
-
-/** Seeds of this many recent rounds are kept; only the current round's is ever asked for twice. */
-const KNOWN_SEEDS = 4
-
 /** Spins of a round listed per call unless the caller asks otherwise (CONTRACT §2 paging). */
 export const DEFAULT_SPIN_PAGE: SpinPage = { limit: 50, offset: 0 }
 
@@ -66,7 +57,9 @@ export class SpinAndWinService extends Context.Service<
 >()("@payments-gaming/domain/wheel/SpinAndWinService") {
   /**
    * Needs `WheelRepository`, `SpinRepository`, `RoundSeeds`, `WheelRandom`, `SeedCrypto`,
-   * `WheelSettings`, `Ledger` and `UnitOfWork`; time comes from `Clock`.
+   * `WheelSettings`, `Ledger` and `UnitOfWork`; time comes from `Clock`. It reads the active wheel
+   * and the round's seed on every request: put `layerWheelCaches` (WheelCaches.ts) in front of the
+   * stores so that most requests read neither.
    */
   static readonly layer = Layer.effect(
     SpinAndWinService,
@@ -83,29 +76,14 @@ export class SpinAndWinService extends Context.Service<
       // The migration seeds the default wheel in NGN. While nobody has edited it, it follows
       // DEFAULT_CURRENCY: an untouched default in another currency is re-issued (labels and cash
       // prizes) in the configured one. An edited wheel keeps its own currency.
-      const readActiveWheel = Effect.gen(function* () {
-        const wheel = yield* wheels.active
-        if (wheel.currency === settings.currency || !isDefaultWheel(wheel)) return wheel
-        yield* Effect.logInfo("Re-issuing the default wheel in the configured currency").pipe(
-          Effect.annotateLogs({ from: wheel.currency, to: settings.currency })
-        )
-        return yield* wheels.replaceActive(wheel.version, defaultWheel(settings.currency))
-      })
-
-      // The wheel changes rarely and only as a new version, so one read serves every request for
-      // ACTIVE_WHEEL_TTL_MILLIS. A clock that moved backwards (a test's) reads it again.
-      let cachedWheel: { readonly wheel: Wheel; readonly readAt: number } | undefined
-      const activeWheel = (at: DateTime.Utc): Effect.Effect<Wheel> => {
-        const millis = DateTime.toEpochMillis(at)
-        const cached = cachedWheel
-        if (cached !== undefined && millis >= cached.readAt && millis - cached.readAt < ACTIVE_WHEEL_TTL_MILLIS) {
-          return Effect.succeed(cached.wheel)
-        }
-        return Effect.map(readActiveWheel, (wheel) => {
-          cachedWheel = { wheel, readAt: millis }
-          return wheel
-        })
-      }
+      const activeWheel = Effect.flatMap(wheels.active, (wheel) =>
+        wheel.currency === settings.currency || !isDefaultWheel(wheel)
+          ? Effect.succeed(wheel)
+          : Effect.logInfo("Re-issuing the default wheel in the configured currency").pipe(
+              Effect.annotateLogs({ from: wheel.currency, to: settings.currency }),
+              Effect.andThen(wheels.replaceActive(wheel.version, defaultWheel(settings.currency)))
+            )
+      )
 
       const freshSeed = (round: RoundId) =>
         Effect.gen(function* () {
@@ -118,19 +96,7 @@ export class SpinAndWinService extends Context.Service<
           } satisfies RoundSeed
         })
 
-      // A stored seed never changes (the first one stored wins for good), so each round's is read once.
-      const knownSeeds = new Map<RoundId, RoundSeed>()
-      const storedSeed = (round: RoundId, fresh: Effect.Effect<RoundSeed>): Effect.Effect<RoundSeed> => {
-        const known = knownSeeds.get(round)
-        if (known !== undefined) return Effect.succeed(known)
-        return Effect.map(seeds.getOrCreate(round, fresh), (seed) => {
-          knownSeeds.set(round, seed)
-          if (knownSeeds.size > KNOWN_SEEDS) knownSeeds.delete(knownSeeds.keys().next().value as RoundId)
-          return seed
-        })
-      }
-
-      const seedOf = (round: RoundId) => storedSeed(round, freshSeed(round))
+      const seedOf = (round: RoundId) => seeds.getOrCreate(round, freshSeed(round))
 
       const coinBalance = (userId: UserId) =>
         Effect.flatMap(ledger.balances(userId), ({ coins }) =>
@@ -146,7 +112,7 @@ export class SpinAndWinService extends Context.Service<
       const view = Effect.fnUntraced(function* (userId: UserId) {
         const at = yield* now
         const { round, expiresIn } = roundAt(at)
-        const wheel = yield* activeWheel(at)
+        const wheel = yield* activeWheel
         const seed = yield* seedOf(round)
         return new WheelView({
           coinBalance: yield* coinBalance(userId),
@@ -170,7 +136,7 @@ export class SpinAndWinService extends Context.Service<
           const wheel = yield* wheels.byVersion(stored.wheelVersion)
           if (Option.isNone(wheel)) return yield* Effect.die(new Error(`wheel version ${stored.wheelVersion} is gone`))
           // A recorded spin's round always has its seed; creating one now would commit to nothing.
-          const seed = yield* storedSeed(
+          const seed = yield* seeds.getOrCreate(
             stored.round,
             Effect.die(new Error(`round ${stored.round} of spin ${stored.spinId} has no seed`))
           )
@@ -211,7 +177,7 @@ export class SpinAndWinService extends Context.Service<
         Effect.gen(function* () {
           const at = yield* now
           const { round, expiresIn } = roundAt(at)
-          const wheel = yield* activeWheel(at)
+          const wheel = yield* activeWheel
           const seed = yield* seedOf(round)
           // One spin per round: the nonce is fixed, so the outcome was settled by the commitment.
           const nonce = 0

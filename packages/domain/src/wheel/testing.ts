@@ -14,6 +14,7 @@ import { SeedCrypto } from "./SeedCrypto.ts"
 import type { IdempotencyKey, RoundSeed, Spin, SpinPage } from "./Spin.ts"
 import { SpinAndWinService } from "./SpinAndWinService.ts"
 import { SpinRepository } from "./SpinRepository.ts"
+import { layerWheelCaches } from "./WheelCaches.ts"
 import { WheelRandom } from "./WheelRandom.ts"
 import { WheelRepository } from "./WheelRepository.ts"
 import { WheelSettings } from "./WheelSettings.ts"
@@ -233,6 +234,9 @@ export const layerMemoryPorts = (
     })
   ).pipe(Layer.provideMerge(layerMemoryLedger))
 
-/** `SpinAndWinService` on in-memory ports, which stay reachable for assertions. */
+/**
+ * `SpinAndWinService` behind its caches (as the service runs) on in-memory ports, which stay
+ * reachable, uncached, for assertions.
+ */
 export const layerMemory = (options: MemoryOptions = {}) =>
-  SpinAndWinService.layer.pipe(Layer.provideMerge(layerMemoryPorts(options)))
+  SpinAndWinService.layer.pipe(Layer.provide(layerWheelCaches), Layer.provideMerge(layerMemoryPorts(options)))

@@ -1,0 +1,99 @@
+// The composition root: every use case of the service on the adapters behind its ports, said once.
+// The server (Server.ts), the CLI (loaded lazily, as @payments-gaming/http/Layers) and the tests
+// all take their use cases from here. Adapters implement one port each and compose nothing; this
+// module names each port's adapter itself, so the list of a use case's ports lives only here.
+// It imports no other module of the HTTP app (test/foundation/architecture.test.ts): the CLI loads
+// it without loading the server.
+import * as CreditCardTypeBrandDetector from "@payments-gaming/adapters/cards/CreditCardTypeBrandDetector"
+import * as HmacCardFingerprinter from "@payments-gaming/adapters/cards/HmacCardFingerprinter"
+import * as BankingDeadLetters from "@payments-gaming/adapters/postgres/BankingDeadLetters"
+import * as CardRepositoryPg from "@payments-gaming/adapters/postgres/CardRepository"
+import * as ChallengeRepositoryPg from "@payments-gaming/adapters/postgres/ChallengeRepository"
+import * as LedgerPostgres from "@payments-gaming/adapters/postgres/LedgerPostgres"
+import * as LedgerUnitOfWork from "@payments-gaming/adapters/postgres/LedgerUnitOfWork"
+import * as PushDeliveryRepository from "@payments-gaming/adapters/postgres/PushDeliveryRepository"
+import * as SpinRepositoryPg from "@payments-gaming/adapters/postgres/SpinRepository"
+import * as TransfersPostgres from "@payments-gaming/adapters/postgres/TransfersPostgres"
+import * as VirtualAccountsPostgres from "@payments-gaming/adapters/postgres/VirtualAccountsPostgres"
+import * as WebhookInboxPostgres from "@payments-gaming/adapters/postgres/WebhookInboxPostgres"
+import * as WheelRepositoryPg from "@payments-gaming/adapters/postgres/WheelRepository"
+import * as WheelRoundSeeds from "@payments-gaming/adapters/postgres/WheelRoundSeeds"
+import * as PushGatewaysLive from "@payments-gaming/adapters/push/PushGatewaysLive"
+import * as CryptoWheelRandom from "@payments-gaming/adapters/wheel/CryptoWheelRandom"
+import * as NodeSeedCrypto from "@payments-gaming/adapters/wheel/NodeSeedCrypto"
+import * as WheelSettingsConfig from "@payments-gaming/adapters/wheel/WheelSettingsConfig"
+import { BankingService, WebhookEventsService } from "@payments-gaming/domain/banking"
+import { CardsService } from "@payments-gaming/domain/cards"
+import type { PushGateways } from "@payments-gaming/domain/push"
+import { PushService } from "@payments-gaming/domain/push"
+import { TriviaService } from "@payments-gaming/domain/trivia"
+import { layerWheelCaches, SpinAndWinService, type WheelRandom } from "@payments-gaming/domain/wheel"
+import { Layer } from "effect"
+
+// Every layer below needs the ambient `SqlClient` (see postgres/Database.ts) and reads its settings
+// from the ambient configuration. Each use case keeps its own ports reachable beside it, so tests
+// and tools can look at what it stored.
+
+/**
+ * The ledger and its unit of work on PostgreSQL. Banking and the wheel need it and do not build it:
+ * it is provided once, below, to both, so a spin and its prize share one SQL transaction.
+ */
+export const Ledger = Layer.mergeAll(LedgerPostgres.layer, LedgerUnitOfWork.layer)
+
+/** Webhook intake, wallets and transfers, and the operators' webhook-event views. Needs `Ledger`. */
+export const Banking = Layer.merge(BankingService.layer, WebhookEventsService.layer).pipe(
+  Layer.provideMerge(
+    Layer.mergeAll(
+      WebhookInboxPostgres.layer,
+      BankingDeadLetters.layer,
+      VirtualAccountsPostgres.layer,
+      TransfersPostgres.layer
+    )
+  )
+)
+
+/**
+ * The wheel on PostgreSQL and `node:crypto`, drawing with `random`, with the currency and zone from
+ * `DEFAULT_CURRENCY` and `WHEEL_TIMEZONE`. Needs `Ledger`. Tests give a deterministic `random`.
+ */
+export const spinAndWinWith = <E, R>(random: Layer.Layer<WheelRandom, E, R>) =>
+  SpinAndWinService.layer.pipe(
+    // The caches sit between the use case and its stores only: the stores reachable beside the
+    // service are the uncached ones, and each build of this layer has its own caches.
+    Layer.provide(layerWheelCaches),
+    Layer.provideMerge(
+      Layer.mergeAll(
+        WheelRepositoryPg.layer,
+        SpinRepositoryPg.layer,
+        WheelRoundSeeds.layer,
+        NodeSeedCrypto.layer,
+        random,
+        WheelSettingsConfig.layerConfig
+      )
+    )
+  )
+
+/** The wheel drawing with the operating system's CSPRNG. Needs `Ledger`. */
+export const SpinAndWin = spinAndWinWith(CryptoWheelRandom.layer)
+
+/** Card registration: brand detection from credit-card-type, fingerprints keyed by CARD_FINGERPRINT_KEY. */
+export const Cards = CardsService.layer.pipe(
+  Layer.provideMerge(CardRepositoryPg.layer),
+  Layer.provide([CreditCardTypeBrandDetector.layer, HmacCardFingerprinter.layerConfig])
+)
+
+/** Trivia challenges on PostgreSQL. */
+export const Trivia = TriviaService.layer.pipe(Layer.provideMerge(ChallengeRepositoryPg.layer))
+
+/**
+ * Push through `gateways`, recording every attempt in PostgreSQL; what `gateways` provides beside
+ * `PushGateways` (the development sink, a test's fake) stays reachable.
+ */
+export const pushWith = <ROut, E, R>(gateways: Layer.Layer<PushGateways | ROut, E, R>) =>
+  PushService.layer.pipe(Layer.provideMerge(PushDeliveryRepository.layer), Layer.provideMerge(gateways))
+
+/** Push through the configured gateways (FCM_*, APNS_*), or the development sink for the others. */
+export const Push = pushWith(PushGatewaysLive.layerConfig)
+
+/** Every use case of the service, on one shared ledger. */
+export const UseCases = Layer.mergeAll(Banking, SpinAndWin, Cards, Trivia, Push).pipe(Layer.provide(Ledger))

@@ -1,0 +1,13 @@
+import { Api } from "./Api.ts"
+import { DOCS_PATH, METRICS_PATH, OPENAPI_PATH } from "./Paths.ts"
+import * as RouteTable from "./RouteTable.ts"
+
+/**
+ * The service's routes and their policies: the API's, from its annotations, and the three served
+ * beside it (Server.ts), which are operational (never rate limited). Built once, when first imported.
+ */
+export const routeTable: RouteTable.RouteTable = RouteTable.make(Api, [
+  { method: "GET", path: DOCS_PATH, rateLimit: "operational" },
+  { method: "GET", path: METRICS_PATH, rateLimit: "operational" },
+  { method: "GET", path: OPENAPI_PATH, rateLimit: "operational" }
+])
