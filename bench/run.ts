@@ -1,9 +1,10 @@
 /**
- * `npm run bench`: issue 8's benchmark. Starts the service against PostgreSQL, a plain node:http
- * server doing the same SQL and a static JSON server (bench/reference-server.ts), drives each with
- * autocannon at 1, 16 and 64 connections, and reports req/s, p50, p99, errors and peak RSS, the
- * ratios service ÷ plain, cold starts, the embedded database and a CPU profile. Writes
- * bench/results.json. See docs/benchmarks.md.
+ * `npm run bench`: the benchmark of issues 8 and 16. Starts the service against PostgreSQL, a plain
+ * node:http server doing the same SQL, the Fastify + pg peer of ../shared/peers/fastify-pg (on its
+ * own database; skipped with a message when it is missing) and a static JSON server
+ * (bench/reference-server.ts), drives each with autocannon at 1, 16 and 64 connections, and reports
+ * req/s, p50, p99, errors and peak RSS, the ratios service ÷ plain and service ÷ peer, cold starts,
+ * the embedded database and a CPU profile. Writes bench/results.json. See docs/benchmarks.md.
  */
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs"
 import os from "node:os"
@@ -17,7 +18,7 @@ import { formatAreaComparison, formatSummary, summarise } from "./lib/Profile.ts
 import { checks, formatChecks, formatRatios, formatRows, ratios } from "./lib/Report.ts"
 import { makeScenarios, type Scenario } from "./lib/Scenarios.ts"
 import { mintToken } from "./lib/Secrets.ts"
-import { type Started, startReference, startService } from "./lib/Targets.ts"
+import { peerMissing, type Started, startPeer, startReference, startService } from "./lib/Targets.ts"
 
 const RESULTS = join(ROOT, "bench", "results.json")
 const PROFILES = join(ROOT, "bench", "profiles")
@@ -31,15 +32,18 @@ const log = (line: string) => console.log(line)
 
 // --- clean-up: every child killed, every database and directory we created removed -------------
 
-const created: { adminUrl?: string; database?: string; dirs: Array<string> } = { dirs: [] }
+const created: { adminUrl?: string; database?: string; peerDatabase?: string; dirs: Array<string> } = { dirs: [] }
 let cleaning: Promise<void> | undefined
 const cleanUp = () => {
   cleaning ??= (async () => {
     stopCurrentLoad()
     killAll()
     await sampler?.dispose().catch(() => undefined)
-    if (created.adminUrl !== undefined && created.database !== undefined) {
-      if (await dropDatabase(created.adminUrl, created.database)) log(`dropped database ${created.database}`)
+    if (created.adminUrl !== undefined) {
+      for (const database of [created.database, created.peerDatabase]) {
+        if (database !== undefined && (await dropDatabase(created.adminUrl, database)))
+          log(`dropped database ${database}`)
+      }
     }
     for (const dir of created.dirs) rmSync(dir, { recursive: true, force: true })
   })()
@@ -158,7 +162,27 @@ interface ColdStart {
   readonly ms: number
 }
 
-/** Every scenario at every connection count against the service, the plain server and the static one. */
+/**
+ * The Fastify + pg peer on a database of its own (its schema is not ours), or `undefined` with a
+ * line saying why it is left out (no ../shared/peers/fastify-pg, or its `npm ci` not run).
+ */
+const startPeerTarget = async (): Promise<Started | undefined> => {
+  const missing = peerMissing()
+  if (missing !== undefined) {
+    log(`peer skipped: ${missing}`)
+    return undefined
+  }
+  const adminUrl = process.env.DATABASE_URL ?? DEFAULT_ADMIN_URL
+  const name = `bench_peer_${runId}`
+  const url = await createDatabase(adminUrl, name)
+  created.adminUrl ??= adminUrl
+  created.peerDatabase = name
+  const peer = await startPeer(url)
+  log(`peer (Fastify + pg, ${peer.readyMs.toFixed(0)} ms to ready) on database ${name}`)
+  return peer
+}
+
+/** Every scenario at every connection count against the service, the plain server, the peer and the static one. */
 const runMatrix = async (
   databaseUrl: string,
   scenarios: ReturnType<typeof makeScenarios>,
@@ -167,9 +191,17 @@ const runMatrix = async (
 ) => {
   const plain = await startReference("plain", databaseUrl)
   const ceiling = await startReference("static", databaseUrl)
-  const targets = [service, plain, ceiling]
-  const rssAtReady = { plain: memoryMb(plain.pid, "VmRSS") ?? 0, static: memoryMb(ceiling.pid, "VmRSS") ?? 0 }
-  for (const accountNumber of accountNumbers) await linkVirtualAccount(service, accountNumber)
+  const peer = await startPeerTarget()
+  const targets = [service, plain, ...(peer === undefined ? [] : [peer]), ceiling]
+  const rssAtReady: Record<string, number> = {
+    plain: memoryMb(plain.pid, "VmRSS") ?? 0,
+    static: memoryMb(ceiling.pid, "VmRSS") ?? 0,
+    ...(peer === undefined ? {} : { peer: memoryMb(peer.pid, "VmRSS") ?? 0 })
+  }
+  for (const accountNumber of accountNumbers) {
+    await linkVirtualAccount(service, accountNumber)
+    if (peer !== undefined) await linkVirtualAccount(peer, accountNumber)
+  }
   for (const scenario of selected(scenarios.all)) for (const target of targets) await probe(scenario, target)
   log("every scenario answers 2xx on every target\n")
 
@@ -185,7 +217,8 @@ const runMatrix = async (
       }
     }
   }
-  const peakRss = { plain: await stopTarget(plain), static: await stopTarget(ceiling) }
+  const peakRss: Record<string, number> = { plain: await stopTarget(plain), static: await stopTarget(ceiling) }
+  if (peer !== undefined) peakRss.peer = await stopTarget(peer)
   return { rows, peakRss, rssAtReady }
 }
 
@@ -354,7 +387,7 @@ const main = async () => {
   )
   for (const { target, summary } of profiled.summaries) if (target === "service") log(`${formatSummary(summary)}\n`)
   for (const comparison of profiled.comparisons) log(`${comparison}\n`)
-  if (checkRows.length > 0) log(`issue 8 targets (this machine, this run):\n${formatChecks(checkRows)}\n`)
+  if (checkRows.length > 0) log(`targets of issues 8 and 16 (this machine, this run):\n${formatChecks(checkRows)}\n`)
 
   const cpus = os.cpus()
   const results = {

@@ -45,10 +45,13 @@ export const spawnNode = (
   name: string,
   script: string,
   env: Record<string, string>,
-  nodeArgs: ReadonlyArray<string> = []
+  nodeArgs: ReadonlyArray<string> = [],
+  /** Another project's folder (the peer); its script then runs as that project runs it. */
+  cwd: string = ROOT
 ): Child => {
-  const child = spawn(NODE, ["--conditions=payments-gaming-source", ...nodeArgs, script], {
-    cwd: ROOT,
+  const conditions = cwd === ROOT ? ["--conditions=payments-gaming-source"] : []
+  const child = spawn(NODE, [...conditions, ...nodeArgs, script], {
+    cwd,
     env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/tmp", ...env },
     stdio: ["ignore", "pipe", "pipe"]
   })

@@ -3,7 +3,7 @@ import { cpuMs, sampleRss } from "./Children.ts"
 import type { DbWaits, makeDbWaitSampler } from "./DbWaits.ts"
 import type { Scenario, ScenarioId } from "./Scenarios.ts"
 
-export type TargetId = "service" | "plain" | "static" | "service-pglite"
+export type TargetId = "service" | "plain" | "static" | "peer" | "service-pglite"
 
 export interface Target {
   readonly id: TargetId

@@ -14,6 +14,10 @@ export interface Ratio {
   readonly serviceOverStatic: number
   /** CPU per request, service ÷ plain: the same question asked of the processes' own CPU time. */
   readonly cpuServiceOverPlain: number
+  /** The Fastify + pg peer (issue 16's bar), when it ran: req/s, service ÷ peer, CPU/req service ÷ peer. */
+  readonly peerRps: number
+  readonly serviceOverPeer: number
+  readonly cpuServiceOverPeer: number
 }
 
 export interface Check {
@@ -32,6 +36,7 @@ export const ratios = (rows: ReadonlyArray<Row>): Array<Ratio> => {
     if (row.target !== "service") continue
     const plain = find(row.scenario, "plain", row.connections)
     const ceiling = find(row.scenario, "static", row.connections)
+    const peer = find(row.scenario, "peer", row.connections)
     result.push({
       scenario: row.scenario,
       connections: row.connections,
@@ -41,7 +46,11 @@ export const ratios = (rows: ReadonlyArray<Row>): Array<Ratio> => {
       serviceOverPlain: plain === undefined ? 0 : round(row.requestsPerSecond / plain.requestsPerSecond),
       serviceOverStatic: ceiling === undefined ? 0 : round(row.requestsPerSecond / ceiling.requestsPerSecond, 3),
       cpuServiceOverPlain:
-        plain === undefined || plain.cpuMsPerRequest === 0 ? 0 : round(row.cpuMsPerRequest / plain.cpuMsPerRequest)
+        plain === undefined || plain.cpuMsPerRequest === 0 ? 0 : round(row.cpuMsPerRequest / plain.cpuMsPerRequest),
+      peerRps: round(peer?.requestsPerSecond ?? 0, 1),
+      serviceOverPeer: peer === undefined ? 0 : round(row.requestsPerSecond / peer.requestsPerSecond),
+      cpuServiceOverPeer:
+        peer === undefined || peer.cpuMsPerRequest === 0 ? 0 : round(row.cpuMsPerRequest / peer.cpuMsPerRequest)
     })
   }
   return result
@@ -59,6 +68,14 @@ export const checks = (rows: ReadonlyArray<Row>, ratioRows: ReadonlyArray<Ratio>
         pass: ratio.serviceOverPlain >= 0.8
       })
     }
+  }
+  for (const ratio of ratioRows) {
+    if (ratio.connections !== 64 || ratio.peerRps === 0) continue
+    result.push({
+      target: `${ratio.scenario} at 64 connections ≥ 1.0 × the Fastify + pg peer, CPU/req at most the peer's`,
+      measured: `${ratio.serviceOverPeer} × req/s, ${ratio.cpuServiceOverPeer} × CPU/req`,
+      pass: ratio.serviceOverPeer >= 1 && ratio.cpuServiceOverPeer <= 1
+    })
   }
   for (const row of rows) {
     if (row.target !== "service" || row.connections !== 64) continue
@@ -140,7 +157,10 @@ export const formatRatios = (ratioRows: ReadonlyArray<Ratio>) =>
       "static req/s",
       "service ÷ plain",
       "service ÷ static",
-      "CPU/req service ÷ plain"
+      "CPU/req service ÷ plain",
+      "peer req/s",
+      "service ÷ peer",
+      "CPU/req service ÷ peer"
     ],
     ratioRows.map((ratio) => [
       ratio.scenario,
@@ -150,9 +170,12 @@ export const formatRatios = (ratioRows: ReadonlyArray<Ratio>) =>
       ratio.staticRps.toFixed(0),
       ratio.serviceOverPlain.toFixed(2),
       ratio.serviceOverStatic.toFixed(3),
-      ratio.cpuServiceOverPlain.toFixed(2)
+      ratio.cpuServiceOverPlain.toFixed(2),
+      ratio.peerRps === 0 ? "-" : ratio.peerRps.toFixed(0),
+      ratio.peerRps === 0 ? "-" : ratio.serviceOverPeer.toFixed(2),
+      ratio.peerRps === 0 ? "-" : ratio.cpuServiceOverPeer.toFixed(2)
     ]),
-    new Set([1, 2, 3, 4, 5, 6, 7])
+    new Set([1, 2, 3, 4, 5, 6, 7, 8, 9, 10])
   )
 
 export const formatChecks = (checkRows: ReadonlyArray<Check>) =>

@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs"
+import { existsSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { type Child, freePort, ROOT, spawnNode, waitReady } from "./Children.ts"
 import type { Target, TargetId } from "./Load.ts"
@@ -35,11 +35,12 @@ const start = async (
   env: Record<string, string>,
   readiness: string,
   nodeArgs: ReadonlyArray<string> = [],
-  applicationName?: string
+  applicationName?: string,
+  cwd?: string
 ): Promise<Started> => {
   const port = await freePort()
   const spawnedAt = process.hrtime.bigint()
-  const child = spawnNode(id, script, { ...COMMON, ...env, PORT: String(port) }, nodeArgs)
+  const child = spawnNode(id, script, { ...COMMON, ...env, PORT: String(port) }, nodeArgs, cwd)
   const readyMs = await waitReady(child, port, readiness, spawnedAt)
   return { id, port, pid: child.pid, child, readyMs, applicationName }
 }
@@ -89,4 +90,30 @@ export const startReference = (mode: "plain" | "static", databaseUrl: string, no
     mode === "plain" ? "/readyz" : "/",
     [...startFlags(), ...nodeArgs],
     mode === "plain" ? "bench-reference" : undefined
+  )
+
+/**
+ * The bar issue 16 sets: the conventional Fastify + node-postgres implementation of the same
+ * contract in ../shared/peers/fastify-pg, on its own database (its schema is its own), with the
+ * same secrets and log level as the service, started as its `npm start` does (`node src/server.js`,
+ * default V8 flags). `undefined`, with the reason, when the folder or its `npm ci` is missing.
+ */
+export const PEER_DIR = join(ROOT, "..", "shared", "peers", "fastify-pg")
+
+export const peerMissing = (): string | undefined =>
+  !existsSync(join(PEER_DIR, "src", "server.js"))
+    ? `no peer at ${PEER_DIR}`
+    : !existsSync(join(PEER_DIR, "node_modules", "fastify"))
+      ? `the peer's dependencies are not installed (cd ${PEER_DIR} && npm ci)`
+      : undefined
+
+export const startPeer = (databaseUrl: string) =>
+  start(
+    "peer",
+    "src/server.js",
+    { NODE_ENV: "production", HOST: "127.0.0.1", LOG_LEVEL: "warn", DATABASE_URL: databaseUrl },
+    "/readyz",
+    [],
+    undefined,
+    PEER_DIR
   )
