@@ -7,12 +7,11 @@ export default defineConfig({
   ssr: { resolve: { conditions: ["payments-gaming-source"], externalConditions: ["payments-gaming-source"] } },
   test: {
     include: [
-      "packages/*/src/**/*.test.ts",
+      // Every test lives in the package it tests (packages/domain/src holds none: see architecture.test.ts).
       "packages/*/test/**/*.test.ts",
-      "apps/*/test/**/*.test.ts",
-      "test/**/*.test.ts"
+      "apps/*/test/**/*.test.ts"
     ],
-    globalSetup: ["test/support/globalSetup.ts"],
+    globalSetup: ["packages/adapters/test/support/globalSetup.ts"],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     reporters: ["default"],

@@ -298,6 +298,13 @@ export async function startPlain(port: number, http: Http) {
     }
   }
 
+  /** Answers a refusal the client caused with a 409; anything else is the reference's own failure. */
+  const refuse = (response: ServerResponse, failure: unknown) => {
+    if (failure instanceof Refused)
+      return http.send(response, 409, { status: 409, message: failure.message, data: null })
+    throw failure
+  }
+
   const addCard = async (request: IncomingMessage, response: ServerResponse) => {
     const userId = await authenticate(request)
     if (userId === undefined) return http.send(response, 401, { status: 401, message: "Unauthorized" })
@@ -352,12 +359,7 @@ export async function startPlain(port: number, http: Http) {
           Effect.result
         )
     )
-    if (outcome._tag === "Failure") {
-      const refusal = outcome.failure
-      if (refusal instanceof Refused)
-        return http.send(response, 409, { status: 409, message: refusal.message, data: null })
-      throw refusal
-    }
+    if (outcome._tag === "Failure") return refuse(response, outcome.failure)
     const card = outcome.success
     const prefix = card.firstDigits.length >= 8 ? card.firstDigits : `${card.firstDigits}****`
     http.send(
@@ -449,12 +451,7 @@ export async function startPlain(port: number, http: Http) {
         Effect.result
       )
     )
-    if (outcome._tag === "Failure") {
-      const refusal = outcome.failure
-      if (refusal instanceof Refused)
-        return http.send(response, 409, { status: 409, message: refusal.message, data: null })
-      throw refusal
-    }
+    if (outcome._tag === "Failure") return refuse(response, outcome.failure)
     const { segment, prize, spinId, coins, commitment } = outcome.success
     http.send(
       response,

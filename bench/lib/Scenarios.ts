@@ -21,6 +21,14 @@ export interface Scenario {
   readonly plan: (tag: string, expected: number) => Promise<Plan>
 }
 
+/** A plan of one request shape; `setupRequest` fills in each request (headers, body) as it goes out. */
+const onePlan = (
+  method: "GET" | "POST",
+  path: string,
+  overflow: () => number,
+  setupRequest: NonNullable<autocannon.RequestStep["setupRequest"]>
+): Plan => ({ requests: [{ method, path, setupRequest }], overflow })
+
 const JSON_HEADERS = { "content-type": "application/json" }
 // GET reads many users' wheels; 64 covers one user per connection at the highest level.
 const VIEW_USERS = 64
@@ -46,19 +54,10 @@ export const makeScenarios = (options: { readonly runId: string; readonly accoun
     plan: async () => {
       const pool = await tokenPool((i) => `view-${options.runId}-${i}`, VIEW_USERS)
       let next = 0
-      return {
-        requests: [
-          {
-            method: "GET",
-            path: "/v1/spin-and-win",
-            setupRequest: (request) => {
-              request.headers.authorization = `Bearer ${pool.at(next++ % VIEW_USERS)}`
-              return request
-            }
-          }
-        ],
-        overflow: pool.overflow
-      }
+      return onePlan("GET", "/v1/spin-and-win", pool.overflow, (request) => {
+        request.headers.authorization = `Bearer ${pool.at(next++ % VIEW_USERS)}`
+        return request
+      })
     }
   }
 
@@ -67,22 +66,18 @@ export const makeScenarios = (options: { readonly runId: string; readonly accoun
     title: "POST webhook (unique credit)",
     plan: async (tag) => {
       let next = 0
-      return {
-        requests: [
-          {
-            method: "POST",
-            path: WEBHOOK_PATH,
-            setupRequest: (request) => {
-              const index = next++
-              const body = creditBody(`BENCH-${tag}-${index}`, index)
-              request.headers = { ...JSON_HEADERS, "x-provider-signature": signWebhook(body) }
-              request.body = body
-              return request
-            }
-          }
-        ],
-        overflow: () => 0
-      }
+      return onePlan(
+        "POST",
+        WEBHOOK_PATH,
+        () => 0,
+        (request) => {
+          const index = next++
+          const body = creditBody(`BENCH-${tag}-${index}`, index)
+          request.headers = { ...JSON_HEADERS, "x-provider-signature": signWebhook(body) }
+          request.body = body
+          return request
+        }
+      )
     }
   }
 
@@ -92,21 +87,12 @@ export const makeScenarios = (options: { readonly runId: string; readonly accoun
     plan: async (tag, expected) => {
       const pool = await tokenPool((i) => `card-${tag}-${i}`, cardUserOf(expected) + CARD_USER_SPREAD)
       let next = 0
-      return {
-        requests: [
-          {
-            method: "POST",
-            path: "/v1/user/cards",
-            setupRequest: (request) => {
-              const user = cardUserOf(next++)
-              request.headers = { ...JSON_HEADERS, authorization: `Bearer ${pool.at(user)}` }
-              request.body = cardBody(visaNumber(cardSeed, cardCounter++))
-              return request
-            }
-          }
-        ],
-        overflow: pool.overflow
-      }
+      return onePlan("POST", "/v1/user/cards", pool.overflow, (request) => {
+        const user = cardUserOf(next++)
+        request.headers = { ...JSON_HEADERS, authorization: `Bearer ${pool.at(user)}` }
+        request.body = cardBody(visaNumber(cardSeed, cardCounter++))
+        return request
+      })
     }
   }
 
@@ -116,19 +102,10 @@ export const makeScenarios = (options: { readonly runId: string; readonly accoun
     plan: async (tag, expected) => {
       const pool = await tokenPool((i) => `spin-${tag}-${i}`, expected)
       let next = 0
-      return {
-        requests: [
-          {
-            method: "POST",
-            path: "/v1/spin-and-win/spin",
-            setupRequest: (request) => {
-              request.headers = { authorization: `Bearer ${pool.at(next++)}` }
-              return request
-            }
-          }
-        ],
-        overflow: pool.overflow
-      }
+      return onePlan("POST", "/v1/spin-and-win/spin", pool.overflow, (request) => {
+        request.headers = { authorization: `Bearer ${pool.at(next++)}` }
+        return request
+      })
     }
   }
 

@@ -1,4 +1,5 @@
 import { createHmac } from "node:crypto"
+import { sign } from "@payments-gaming/adapters/signature/WebhookSignature"
 import * as Jose from "jose"
 
 /** Fixed secrets given to the service and the reference server; a real deployment never sees these. */
@@ -13,8 +14,8 @@ const WEBHOOK_SECRET = SECRETS.WEBHOOK_SECRETS.split(",")[0] as string
 const JWT_KEY = new TextEncoder().encode(SECRETS.AUTH_JWT_SECRET)
 const TOKEN_TTL_SECONDS = 4 * 3600
 
-/** The provider's `X-Provider-Signature`: hex HMAC-SHA256 of the exact body with the current secret. */
-export const signWebhook = (body: string) => createHmac("sha256", WEBHOOK_SECRET).update(body).digest("hex")
+/** The provider's `X-Provider-Signature` of the exact body with the current secret: the adapters' own `sign`. */
+export const signWebhook = (body: string) => sign(WEBHOOK_SECRET, body)
 
 /** An HS256 bearer token for `sub`, signed with jose as the CLI and the tests do. */
 export const mintToken = (sub: string, roles: ReadonlyArray<string> = []) =>

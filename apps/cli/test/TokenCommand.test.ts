@@ -1,9 +1,10 @@
 import { assert, describe, it } from "@effect/vitest"
+import { TEST_SECRETS } from "@payments-gaming/adapters/test/support/TestSecrets"
+import { runCli, tempDir } from "@payments-gaming/http/test/support/NodeProcess"
 import { Effect } from "effect"
 import * as Jose from "jose"
-import { runCli, tempDir } from "../support/NodeProcess.ts"
 
-const SECRET = "token-command-test-secret-0123456789abcdef"
+const SECRET = TEST_SECRETS.AUTH_JWT_SECRET
 
 /** `token mint` through the real CLI, with the secret configured. */
 const mint = (args: ReadonlyArray<string>, env: Record<string, string> = {}) =>

@@ -1,14 +1,13 @@
-import { createHmac } from "node:crypto"
 import { readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { assert, describe, it } from "@effect/vitest"
+import { clientFor, freshDatabaseUrl } from "@payments-gaming/adapters/test/support/TestDatabase"
+import { credit, unique } from "@payments-gaming/domain/test/support/fixtures"
+import { freePort } from "@payments-gaming/http/test/support/Http"
+import { ROOT, runCli, tempDir } from "@payments-gaming/http/test/support/NodeProcess"
+import { ngnBalance, SECRETS, signWebhook, startServer } from "@payments-gaming/http/test/support/ServerProcess"
 import { Effect } from "effect"
 import { inject } from "vitest"
-import { freePort } from "../lifecycle/Http.ts"
-import { ROOT, runCli, tempDir } from "../support/NodeProcess.ts"
-import { clientFor, freshDatabaseUrl } from "../support/TestDatabase.ts"
-import { credit, unique } from "./fixtures.ts"
-import { CURRENT_SECRET, ngnBalance, SECRETS, startServer } from "./ServerProcess.ts"
 
 const postgres = inject("databaseMode") === "postgres"
 const EXAMPLE = "examples/webhooks/virtual-account-credit.json"
@@ -28,7 +27,7 @@ const environment = Effect.gen(function* () {
   return { env, dataDir, url }
 })
 
-const hmac = (bytes: Uint8Array) => createHmac("sha256", CURRENT_SECRET).update(bytes).digest("hex")
+const hmac = (bytes: Uint8Array) => signWebhook(bytes)
 
 describe("webhook and virtual-account commands", () => {
   it.live("every new command answers --help with exit 0", () =>

@@ -1,19 +1,15 @@
-import { readFileSync } from "node:fs"
-import { join } from "node:path"
 import { PgClient } from "@effect/sql-pg"
 import { assert, describe, it } from "@effect/vitest"
+import { migrations } from "@payments-gaming/adapters/postgres/migrations/index"
+import { freshDatabaseUrl } from "@payments-gaming/adapters/test/support/TestDatabase"
+import { devSecret } from "@payments-gaming/http/test/support/EmbeddedService"
+import { runCli, tempDir } from "@payments-gaming/http/test/support/NodeProcess"
 import { Effect, Redacted } from "effect"
 import * as Reactivity from "effect/reactivity/Reactivity"
 import * as Jose from "jose"
-import { migrations } from "../../packages/adapters/src/postgres/migrations/index.ts"
-import { runCli, tempDir } from "../support/NodeProcess.ts"
-import { freshDatabaseUrl } from "../support/TestDatabase.ts"
 
 const REGISTERED = Object.keys(migrations).sort()
 const JWT = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/
-
-const devSecret = (dataDir: string, name: string): string =>
-  JSON.parse(readFileSync(join(dataDir, "dev-secrets.json"), "utf8"))[name]
 
 /** A fresh database (dropped with the scope) and a client on it to inspect what the CLI did. */
 const freshDatabase = Effect.gen(function* () {

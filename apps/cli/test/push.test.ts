@@ -2,11 +2,11 @@ import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { assert, describe, it } from "@effect/vitest"
+import { clientFor, freshDatabaseUrl } from "@payments-gaming/adapters/test/support/TestDatabase"
+import { runCli } from "@payments-gaming/http/test/support/NodeProcess"
+import { TEST_ENV } from "@payments-gaming/http/test/support/TestServer"
 import { Effect } from "effect"
 import { inject } from "vitest"
-import { runCli } from "../support/NodeProcess.ts"
-import { clientFor, freshDatabaseUrl } from "../support/TestDatabase.ts"
-import { TEST_ENV } from "../support/TestServer.ts"
 
 describe("payments-gaming push send", () => {
   it.live(

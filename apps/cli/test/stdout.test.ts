@@ -1,18 +1,15 @@
-import { createHmac } from "node:crypto"
 import { readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { assert, describe, it } from "@effect/vitest"
+import { assert, describe } from "@effect/vitest"
+import { signWebhook } from "@payments-gaming/adapters/test/support/TestSecrets"
+import { devSecret, LOG_LINE, linesAt } from "@payments-gaming/http/test/support/EmbeddedService"
+import { itInTempDir, runCli } from "@payments-gaming/http/test/support/NodeProcess"
 import { Effect } from "effect"
-import { LOG_LINE, linesAt } from "../lifecycle/EmbeddedService.ts"
-import { runCli, tempDir } from "../support/NodeProcess.ts"
 
 // A script reads the CLI's stdout as its answer (TOKEN=$(… token mint …)), so nothing else may be
 // written there: log lines go to stderr, in the server's format.
 
 const JWT_LINE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\n$/
-
-const devSecret = (dataDir: string, name: string): string =>
-  JSON.parse(readFileSync(join(dataDir, "dev-secrets.json"), "utf8"))[name]
 
 /** Every stderr line is a log line in the server's pretty format, or the continuation of one. */
 const assertPrettyLog = (stderr: string) => {
@@ -22,11 +19,11 @@ const assertPrettyLog = (stderr: string) => {
 }
 
 describe("the CLI's stdout carries only its answer", () => {
-  it.live(
+  itInTempDir(
     "token mint prints one JWT line and webhook sign one hex line; the first-run warning goes to stderr as a log line",
-    () =>
+    "cli-stdout-",
+    (dataDir) =>
       Effect.gen(function* () {
-        const dataDir = yield* tempDir("cli-stdout-")
         // A fresh DATA_DIR: the secrets are generated now, which the CLI warns about.
         const minted = yield* runCli(["token", "mint", "--sub", "user-1"], { DATA_DIR: dataDir })
         assert.strictEqual(minted.code, 0, minted.stderr)
@@ -41,7 +38,7 @@ describe("the CLI's stdout carries only its answer", () => {
         const signed = yield* runCli(["webhook", "sign", payload], { DATA_DIR: dataDir, LOG_LEVEL: "debug" })
         assert.strictEqual(signed.code, 0, signed.stderr)
         const current = devSecret(dataDir, "WEBHOOK_SECRETS").split(",")[0] as string
-        const expected = createHmac("sha256", current).update(readFileSync(payload)).digest("hex")
+        const expected = signWebhook(readFileSync(payload), current)
         assert.strictEqual(signed.stdout, `${expected}\n`)
         // At debug level there is more to say (the secrets file used), all of it on stderr.
         assert.isNotEmpty(signed.stderr)
@@ -50,11 +47,11 @@ describe("the CLI's stdout carries only its answer", () => {
     120_000
   )
 
-  it.live(
+  itInTempDir(
     "with LOG_FORMAT=json the log lines on stderr are JSON, as the server's, and stdout is still one JWT line",
-    () =>
+    "cli-stdout-json-",
+    (dataDir) =>
       Effect.gen(function* () {
-        const dataDir = yield* tempDir("cli-stdout-json-")
         const minted = yield* runCli(["token", "mint", "--sub", "user-1"], { DATA_DIR: dataDir, LOG_FORMAT: "json" })
         assert.strictEqual(minted.code, 0, minted.stderr)
         assert.match(minted.stdout, JWT_LINE)

@@ -2,12 +2,18 @@ import { randomUUID } from "node:crypto"
 import { writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { assert, describe, it } from "@effect/vitest"
+import { clientFor, freshDatabaseUrl } from "@payments-gaming/adapters/test/support/TestDatabase"
+import { credit, unique } from "@payments-gaming/domain/test/support/fixtures"
+import { runCli, tempDir } from "@payments-gaming/http/test/support/NodeProcess"
+import {
+  deliver,
+  linkAccount,
+  ngnBalance,
+  SECRETS,
+  startServer
+} from "@payments-gaming/http/test/support/ServerProcess"
 import { Effect } from "effect"
 import { inject } from "vitest"
-import { credit, unique } from "../banking/fixtures.ts"
-import { deliver, linkAccount, ngnBalance, SECRETS, startServer } from "../banking/ServerProcess.ts"
-import { runCli, tempDir } from "../support/NodeProcess.ts"
-import { clientFor, freshDatabaseUrl } from "../support/TestDatabase.ts"
 
 const postgres = inject("databaseMode") === "postgres"
 

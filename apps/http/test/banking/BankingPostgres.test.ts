@@ -1,16 +1,22 @@
 import { assert, describe, it, layer } from "@effect/vitest"
+import { runMigrations } from "@payments-gaming/adapters/postgres/Migrations"
+import * as PostgresClient from "@payments-gaming/adapters/postgres/PostgresClient"
+import { TestDatabase as BankingDatabase, freshDatabaseUrl } from "@payments-gaming/adapters/test/support/TestDatabase"
 import { BankingService } from "@payments-gaming/domain/banking"
 import { Ledger } from "@payments-gaming/domain/ledger"
+import {
+  type BankingContext,
+  bankingContract,
+  cash,
+  linkedUser,
+  receive
+} from "@payments-gaming/domain/test/support/bankingContract"
+import { bytes, credit, unique } from "@payments-gaming/domain/test/support/fixtures"
 import * as Layers from "@payments-gaming/http/Layers"
 import { type Context, Effect, Layer, Redacted } from "effect"
 import * as Reactivity from "effect/reactivity/Reactivity"
 import { SqlClient } from "effect/sql"
 import { inject } from "vitest"
-import { runMigrations } from "../../packages/adapters/src/postgres/Migrations.ts"
-import * as PostgresClient from "../../packages/adapters/src/postgres/PostgresClient.ts"
-import { TestDatabase as BankingDatabase, freshDatabaseUrl } from "../support/TestDatabase.ts"
-import { type BankingContext, bankingContract, cash, linkedUser, receive } from "./bankingContract.ts"
-import { bytes, credit, unique } from "./fixtures.ts"
 
 /** Banking as the server wires it, the ledger and every port reachable. */
 const OnLedger = Layers.Banking.pipe(Layer.provideMerge(Layers.Ledger))

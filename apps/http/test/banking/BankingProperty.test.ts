@@ -1,12 +1,12 @@
 import { assert, describe, it, layer } from "@effect/vitest"
+import { TestDatabase as BankingDatabase } from "@payments-gaming/adapters/test/support/TestDatabase"
+import type { BankingContext } from "@payments-gaming/domain/test/support/bankingContract"
+import { operations, runScenario } from "@payments-gaming/domain/test/support/bankingScenario"
 import { BankingTesting } from "@payments-gaming/domain/testing"
 import * as Layers from "@payments-gaming/http/Layers"
 import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import fc from "fast-check"
-import { TestDatabase as BankingDatabase } from "../support/TestDatabase.ts"
-import type { BankingContext } from "./bankingContract.ts"
-import { operations, runScenario } from "./bankingScenario.ts"
 
 let run = 0
 

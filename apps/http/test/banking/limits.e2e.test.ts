@@ -1,32 +1,19 @@
-import { createHmac } from "node:crypto"
-import { assert, describe, layer } from "@effect/vitest"
+import { assert, describe } from "@effect/vitest"
 import { BankingService, MAX_REFERENCE_LENGTH } from "@payments-gaming/domain/banking"
 import { LedgerKeys } from "@payments-gaming/domain/ledger"
 import { MAX_NUMBER_LENGTH } from "@payments-gaming/domain/money"
+import { credit, type Json, transferEvent, unique } from "@payments-gaming/domain/test/support/fixtures"
 import * as Layers from "@payments-gaming/http/Layers"
-import { WEBHOOK_PATH as WEBHOOK } from "@payments-gaming/http/Paths"
 import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
-import { request, TEST_ENV, TestServer, tokenFor } from "../support/TestServer.ts"
-import { credit, type Json, transferEvent, unique } from "./fixtures.ts"
+import { deliverWebhook, request, tokenFor, withTestServer } from "../support/TestServer.ts"
 
 /**
  * Issue 14: every reference the decoder accepts works on every path (credit, transfer create,
  * transfer outcome, replay), one past the bound is a 400 (and a dead letter for a webhook), and no
  * numeric literal is too long or too large to be refused at once. Over real HTTP on PostgreSQL.
  */
-const SECRET = TEST_ENV.WEBHOOK_SECRETS.split(",")[0]!
-
-const deliverText = (body: string) =>
-  request(WEBHOOK, {
-    method: "POST",
-    rawBody: body,
-    headers: {
-      "content-type": "application/json",
-      "x-provider-signature": createHmac("sha256", SECRET).update(body).digest("hex")
-    }
-  })
-const deliver = (payload: Json) => deliverText(JSON.stringify(payload))
+const deliver = (payload: Json) => deliverWebhook(JSON.stringify(payload))
 
 const admin = tokenFor("ops", ["admin"])
 const recordTransfer = (body: Json) =>
@@ -87,7 +74,7 @@ const replay = (eventId: string) =>
 const refusedWebhook = (body: string, reference: string | undefined, expected: RegExp) =>
   Effect.gen(function* () {
     const before = yield* deadLetters
-    const response = yield* deliverText(body)
+    const response = yield* deliverWebhook(body)
     assert.strictEqual(response.status, 400, response.text.slice(0, 300))
     assert.match(JSON.stringify(response.json.errors), expected)
     assert.strictEqual((yield* deadLetters) - before, 1)
@@ -95,7 +82,7 @@ const refusedWebhook = (body: string, reference: string | undefined, expected: R
   })
 
 describe("references and numbers at their bounds, over HTTP", () => {
-  layer(TestServer(), { timeout: "120 seconds", excludeTestServices: true })((it) => {
+  withTestServer("120 seconds")((it) => {
     it.effect("a credit of the longest reference is credited once; one character more is a dead letter", () =>
       Effect.gen(function* () {
         const { userId, accountNumber } = yield* newAccount
@@ -235,7 +222,7 @@ describe("references and numbers at their bounds, over HTTP", () => {
         const atLength = `1${"0".repeat(MAX_NUMBER_LENGTH - 4)}.00`
         for (const amount of [atLength, "1e64"]) {
           const reference = unique("VA")
-          assert.strictEqual((yield* deliverText(withAmount(reference, amount))).status, 200)
+          assert.strictEqual((yield* deliverWebhook(withAmount(reference, amount))).status, 200)
           assert.strictEqual((yield* eventOf(reference))[0]?.outcome, "rejected", amount)
         }
         for (const amount of [`${atLength}0`, "1".repeat(100_000), "1e65", "1e999999999", "-1E-999999999"]) {

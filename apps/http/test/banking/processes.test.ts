@@ -1,10 +1,10 @@
 import { assert, describe, it } from "@effect/vitest"
+import { clientFor, freshDatabaseUrl } from "@payments-gaming/adapters/test/support/TestDatabase"
+import { credit, unique } from "@payments-gaming/domain/test/support/fixtures"
 import { Effect } from "effect"
 import { inject } from "vitest"
 import { tempDir } from "../support/NodeProcess.ts"
-import { clientFor, freshDatabaseUrl } from "../support/TestDatabase.ts"
-import { credit, unique } from "./fixtures.ts"
-import { deliver, linkAccount, ngnBalance, startServer } from "./ServerProcess.ts"
+import { deliver, linkAccount, ngnBalance, startServer } from "../support/ServerProcess.ts"
 
 // Two server processes can share a PostgreSQL database, but not the embedded one: PGlite under a
 // DATA_DIR belongs to the single process that opened it. So this runs in postgres mode only; CI

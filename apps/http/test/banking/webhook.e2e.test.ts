@@ -1,22 +1,18 @@
-import { createHmac } from "node:crypto"
-import { assert, describe, layer } from "@effect/vitest"
-import { WEBHOOK_PATH as WEBHOOK } from "@payments-gaming/http/Paths"
-import { Effect, Layer, Logger } from "effect"
+import { assert, describe } from "@effect/vitest"
+import {
+  CURRENT_WEBHOOK_SECRET as CURRENT_SECRET,
+  PREVIOUS_WEBHOOK_SECRET as PREVIOUS_SECRET
+} from "@payments-gaming/adapters/test/support/TestSecrets"
+import { credit, type Json, transferEvent, unique } from "@payments-gaming/domain/test/support/fixtures"
+import { Effect, Logger } from "effect"
 import { SqlClient } from "effect/sql"
-import { request, TEST_ENV, TestServer, tokenFor } from "../support/TestServer.ts"
-import { credit, type Json, transferEvent, unique } from "./fixtures.ts"
+import { deliverWebhook, request, signWebhook, tokenFor, withTestServer } from "../support/TestServer.ts"
 
-const [CURRENT_SECRET, PREVIOUS_SECRET] = TEST_ENV.WEBHOOK_SECRETS.split(",") as [string, string]
-const hmac = (secret: string, body: string) => createHmac("sha256", secret).update(body).digest("hex")
+const hmac = (secret: string, body: string) => signWebhook(body, secret)
 
 const deliver = (payload: Json | string, signature?: string | null) => {
   const body = typeof payload === "string" ? payload : JSON.stringify(payload)
-  const sig = signature === undefined ? hmac(CURRENT_SECRET, body) : signature
-  return request(WEBHOOK, {
-    method: "POST",
-    rawBody: body,
-    headers: { "content-type": "application/json", ...(sig === null ? {} : { "x-provider-signature": sig }) }
-  })
+  return signature === undefined ? deliverWebhook(body) : deliverWebhook(body, signature)
 }
 
 const logLines: Array<{ readonly level: string; readonly text: string }> = []
@@ -57,10 +53,7 @@ const countEvents = (reference: string) =>
   )
 
 describe("core-banking webhook over HTTP", () => {
-  layer(TestServer().pipe(Layer.provide(Logger.layer([capture]))), {
-    timeout: "120 seconds",
-    excludeTestServices: true
-  })((it) => {
+  withTestServer("120 seconds", [capture])((it) => {
     it.effect("a signed credit credits settled_amount and answers the reduced envelope; a redelivery is a no-op", () =>
       Effect.gen(function* () {
         const { userId, accountNumber } = yield* newAccount

@@ -1,24 +1,12 @@
-import { createHmac } from "node:crypto"
-import { assert, describe, layer } from "@effect/vitest"
-import { WEBHOOK_PATH as WEBHOOK } from "@payments-gaming/http/Paths"
+import { assert, describe } from "@effect/vitest"
+import { credit, unique } from "@payments-gaming/domain/test/support/fixtures"
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
-import { request, TEST_ENV, type TestResponse, TestServer, tokenFor } from "../support/TestServer.ts"
-import { credit, unique } from "./fixtures.ts"
+import { deliverWebhook, request, type TestResponse, tokenFor, withTestServer } from "../support/TestServer.ts"
 
 const EVENTS = "/v1/admin/webhook-events"
 const DEAD_LETTERS = "/v1/admin/dead-letters"
-const SECRET = TEST_ENV.WEBHOOK_SECRETS.split(",")[0] as string
-
-const deliver = (body: string | Uint8Array) =>
-  request(WEBHOOK, {
-    method: "POST",
-    rawBody: body,
-    headers: {
-      "content-type": "application/json",
-      "x-provider-signature": createHmac("sha256", SECRET).update(body).digest("hex")
-    }
-  })
+const deliver = (body: string | Uint8Array) => deliverWebhook(body)
 
 const admin = tokenFor("ops", ["admin"])
 const asAdmin = (path: string, options: { readonly method?: string; readonly body?: unknown } = {}) =>
@@ -85,7 +73,7 @@ const storedOrder = (where: { readonly outcome?: string; readonly kind?: string 
   )
 
 describe("the admin webhook-event API over HTTP", () => {
-  layer(TestServer(), { timeout: "120 seconds", excludeTestServices: true })((it) => {
+  withTestServer("120 seconds")((it) => {
     const someId = "0b6f7c1e-5d0a-4a57-9a55-3d8e2f1c9b10"
     const routes: ReadonlyArray<[string, string, unknown?]> = [
       ["GET", EVENTS],

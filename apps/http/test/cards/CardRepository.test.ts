@@ -1,4 +1,5 @@
 import { assert, describe, layer } from "@effect/vitest"
+import * as HmacCardFingerprinter from "@payments-gaming/adapters/cards/HmacCardFingerprinter"
 import type { UserId } from "@payments-gaming/domain/auth"
 import {
   type CardId,
@@ -11,8 +12,7 @@ import {
 } from "@payments-gaming/domain/cards"
 import { DateTime, Effect, Redacted, Result } from "effect"
 import { SqlClient } from "effect/sql"
-import * as HmacCardFingerprinter from "../../packages/adapters/src/cards/HmacCardFingerprinter.ts"
-import { CardsOnPostgres, TEST_FINGERPRINT_KEY } from "./CardsTestDatabase.ts"
+import { CardsOnPostgres, TEST_FINGERPRINT_KEY } from "../support/CardsTestDatabase.ts"
 
 const fingerprinter = HmacCardFingerprinter.make(TEST_FINGERPRINT_KEY)
 const limit = { maxActiveCards: MAX_ACTIVE_CARDS }

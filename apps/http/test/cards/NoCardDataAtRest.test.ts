@@ -4,7 +4,7 @@ import { CardsService, decodeNewCard } from "@payments-gaming/domain/cards"
 import { DateTime, Effect } from "effect"
 import { SqlClient } from "effect/sql"
 import { TestClock } from "effect/testing"
-import { CardsOnPostgres } from "./CardsTestDatabase.ts"
+import { CardsOnPostgres } from "../support/CardsTestDatabase.ts"
 
 interface Registration {
   readonly cardNumber: string

@@ -1,8 +1,9 @@
-import { assert, describe, layer } from "@effect/vitest"
-import { Cause, Effect, Layer, Logger } from "effect"
+import { assert, describe } from "@effect/vitest"
+import { CARD_KEYS } from "@payments-gaming/domain/test/support/cardFixtures"
+import { unique } from "@payments-gaming/domain/test/support/fixtures"
+import { Cause, Effect, Logger } from "effect"
 import { SqlClient } from "effect/sql"
-import { unique } from "../banking/fixtures.ts"
-import { request, TestServer, tokenFor } from "../support/TestServer.ts"
+import { request, tokenFor, withTestServer } from "../support/TestServer.ts"
 
 const logLines: Array<string> = []
 const capture = Logger.make<unknown, void>(({ message, cause }) => {
@@ -33,10 +34,7 @@ const PUBLISHED: Array<[string, string, string, string]> = [
 ]
 
 describe("cards over HTTP", () => {
-  layer(TestServer().pipe(Layer.provide(Logger.layer([capture]))), {
-    timeout: "120 seconds",
-    excludeTestServices: true
-  })((it) => {
+  withTestServer("120 seconds", [capture])((it) => {
     it.effect("each published test number gets its brand, the mask and the exact spec response", () =>
       Effect.gen(function* () {
         const token = yield* tokenFor(unique("holder"))
@@ -49,16 +47,7 @@ describe("cards over HTTP", () => {
           assert.match(response.json.timestamp, /^\d{13}$/)
           assert.strictEqual(response.json.message, "Card added successfully")
           const data = response.json.data
-          assert.deepStrictEqual(Object.keys(data), [
-            "cardId",
-            "cardholderName",
-            "brand",
-            "last4",
-            "maskedNumber",
-            "expiryMonth",
-            "expiryYear",
-            "createdAt"
-          ])
+          assert.deepStrictEqual(Object.keys(data), CARD_KEYS)
           assert.match(data.cardId, /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/)
           assert.strictEqual(data.brand, brand, number)
           assert.strictEqual(data.maskedNumber, masked, number)

@@ -1,14 +1,10 @@
 import { assert, describe, it } from "@effect/vitest"
+import { TEST_SECRETS } from "@payments-gaming/adapters/test/support/TestSecrets"
 import { Effect } from "effect"
 import { runNode, SERVER, spawnNode, tempDir } from "../support/NodeProcess.ts"
 
-/** Secrets that pass every production check (each at least 32 bytes). */
-const STRONG = {
-  AUTH_JWT_SECRET: "production-startup-test-jwt-secret-0123456789",
-  INTERNAL_API_KEY: "production-startup-test-internal-key-0123456789",
-  WEBHOOK_SECRETS: "production-startup-test-webhook-current-0123,production-startup-test-webhook-previous-012",
-  CARD_FINGERPRINT_KEY: "production-startup-test-card-fingerprint-key-0123"
-}
+/** The suite's secrets pass every production check (each at least 32 bytes). */
+const STRONG = TEST_SECRETS
 /** Never reached: the configuration is checked before the database is opened, and port 1 refuses at once. */
 const UNREACHABLE_DATABASE = "postgres://postgres@127.0.0.1:1/none"
 const PREFIX = "NODE_ENV=production refuses to start: "
@@ -65,45 +61,31 @@ describe("a production start with unsafe configuration exits 1 with one line (re
     60_000
   )
 
-  it.live(
-    "AUTH_JWT_SECRET shorter than 32 bytes",
-    () =>
-      Effect.gen(function* () {
-        // 31 bytes: one short of the minimum.
-        const problem = yield* refusalOf({ AUTH_JWT_SECRET: "j".repeat(31) })
-        assert.strictEqual(problem, "AUTH_JWT_SECRET is shorter than 32 bytes")
-      }),
-    60_000
-  )
-
-  it.live(
-    "a WEBHOOK_SECRETS entry shorter than 32 bytes",
-    () =>
-      Effect.gen(function* () {
-        const problem = yield* refusalOf({ WEBHOOK_SECRETS: `${"w".repeat(40)},abc` })
-        assert.strictEqual(problem, "WEBHOOK_SECRETS (entry 2 of 2) is shorter than 32 bytes")
-      }),
-    60_000
-  )
-
-  it.live(
-    "INTERNAL_API_KEY shorter than 32 bytes",
-    () =>
-      Effect.gen(function* () {
-        assert.strictEqual(yield* refusalOf({ INTERNAL_API_KEY: "12345" }), "INTERNAL_API_KEY is shorter than 32 bytes")
-      }),
-    60_000
-  )
-
-  it.live(
-    "CARD_FINGERPRINT_KEY shorter than 32 bytes",
-    () =>
-      Effect.gen(function* () {
-        const problem = yield* refusalOf({ CARD_FINGERPRINT_KEY: "card-key-too-short" })
-        assert.strictEqual(problem, "CARD_FINGERPRINT_KEY is shorter than 32 bytes")
-      }),
-    60_000
-  )
+  // [title, the short setting, the refusal]; AUTH_JWT_SECRET at 31 bytes is one short of the minimum.
+  const tooShort: ReadonlyArray<readonly [string, Record<string, string>, string]> = [
+    ["AUTH_JWT_SECRET shorter than 32 bytes", { AUTH_JWT_SECRET: "j".repeat(31) }, "AUTH_JWT_SECRET"],
+    [
+      "a WEBHOOK_SECRETS entry shorter than 32 bytes",
+      { WEBHOOK_SECRETS: `${"w".repeat(40)},abc` },
+      "WEBHOOK_SECRETS (entry 2 of 2)"
+    ],
+    ["INTERNAL_API_KEY shorter than 32 bytes", { INTERNAL_API_KEY: "12345" }, "INTERNAL_API_KEY"],
+    [
+      "CARD_FINGERPRINT_KEY shorter than 32 bytes",
+      { CARD_FINGERPRINT_KEY: "card-key-too-short" },
+      "CARD_FINGERPRINT_KEY"
+    ]
+  ]
+  for (const [title, setting, named] of tooShort) {
+    it.live(
+      title,
+      () =>
+        Effect.gen(function* () {
+          assert.strictEqual(yield* refusalOf(setting), `${named} is shorter than 32 bytes`)
+        }),
+      60_000
+    )
+  }
 
   it.live(
     "JWKS mode without an issuer and an audience",

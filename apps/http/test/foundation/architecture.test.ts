@@ -1,16 +1,19 @@
 import { readdirSync, readFileSync, statSync } from "node:fs"
-import { join, relative } from "node:path"
+import { dirname, join, relative, resolve, sep } from "node:path"
 import { assert, describe, it } from "@effect/vitest"
 
-const root = join(import.meta.dirname, "..", "..")
+const root = join(import.meta.dirname, "..", "..", "..", "..")
 
-const sourceFiles = (dir: string): Array<string> =>
+/** Every .ts file under `dir`; test files too when `withTests`. */
+const typeScriptFiles = (dir: string, withTests: boolean): Array<string> =>
   readdirSync(dir).flatMap((name) => {
     const path = join(dir, name)
-    if (statSync(path).isDirectory()) return name === "node_modules" || name === "dist" ? [] : sourceFiles(path)
-    // Tests beside the code may use the test tools; they are not part of the shipped package.
-    return name.endsWith(".ts") && !name.endsWith(".test.ts") ? [path] : []
+    if (statSync(path).isDirectory())
+      return name === "node_modules" || name === "dist" ? [] : typeScriptFiles(path, withTests)
+    return name.endsWith(".ts") && (withTests || !name.endsWith(".test.ts")) ? [path] : []
   })
+
+const sourceFiles = (dir: string) => typeScriptFiles(dir, false)
 
 // Static imports and re-exports, and dynamic `import("…")` too: the CLI loads its commands'
 // dependencies lazily, and a lazy import must follow the same direction.
@@ -79,5 +82,51 @@ describe("the hexagon's dependency direction", () => {
     assert.deepStrictEqual(own, [])
     // The rule above is not vacuous: the CLI does take its use cases from the root.
     assert.isNotEmpty(violations("apps/cli/src", (specifier) => specifier === COMPOSITION_ROOT))
+  })
+})
+
+/** The workspace package (packages/x, apps/x) or top-level folder (bench, scripts) a file belongs to. */
+const ownerOf = (file: string) => {
+  const [top, name] = relative(root, file).split(sep)
+  return top === "packages" || top === "apps" ? `${top}/${name}` : (top as string)
+}
+
+describe("tests belong to their package", () => {
+  const everyFile = ["packages", "apps", "bench", "scripts"].flatMap((dir) => typeScriptFiles(join(root, dir), true))
+
+  it("no relative import leaves its package: another package is imported by its name", () => {
+    const leaving = everyFile.flatMap((file) =>
+      importsOf(file)
+        .filter((specifier) => specifier.startsWith("."))
+        .filter((specifier) => ownerOf(resolve(dirname(file), specifier)) !== ownerOf(file))
+        .map((specifier) => `${relative(root, file)} imports ${specifier}`)
+    )
+    assert.deepStrictEqual(leaving, [])
+    // The rule is not vacuous: relative imports inside a package are the common case.
+    assert.isAbove(
+      everyFile.filter((file) => importsOf(file).some((specifier) => specifier.startsWith("."))).length,
+      100
+    )
+  })
+
+  it("the domain keeps its tests in packages/domain/test, none beside its sources", () => {
+    const besideSources = typeScriptFiles(join(root, "packages/domain/src"), true).filter((file) =>
+      file.endsWith(".test.ts")
+    )
+    assert.deepStrictEqual(
+      besideSources.map((file) => relative(root, file)),
+      []
+    )
+  })
+
+  it("no production module imports a package's test support", () => {
+    const bad = ["packages/domain/src", "packages/adapters/src", "apps/http/src", "apps/cli/src"].flatMap((dir) =>
+      violations(dir, (specifier) => /^@payments-gaming\/[^/]+\/test\//.test(specifier))
+    )
+    assert.deepStrictEqual(bad, [])
+  })
+
+  it("no test lives outside a package: the root has no test folder", () => {
+    assert.throws(() => statSync(join(root, "test")))
   })
 })

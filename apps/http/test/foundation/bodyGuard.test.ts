@@ -1,14 +1,13 @@
-import { createHmac } from "node:crypto"
-import { assert, describe, it, layer } from "@effect/vitest"
+import { assert, describe, it } from "@effect/vitest"
+import { credit, unique } from "@payments-gaming/domain/test/support/fixtures"
 import { WEBHOOK_PATH } from "@payments-gaming/http/Paths"
-import { Effect, Layer, Logger } from "effect"
+import { Effect, Logger } from "effect"
 import { HttpApi } from "effect/http-api"
 import { SqlClient } from "effect/sql"
-import { Api } from "../../apps/http/src/Api.ts"
-import { policyOf, ReadsRawBody } from "../../apps/http/src/RoutePolicy.ts"
-import { credit, unique } from "../banking/fixtures.ts"
+import { Api } from "../../src/Api.ts"
+import { policyOf, ReadsRawBody } from "../../src/RoutePolicy.ts"
 import { challengeBody } from "../fuzz/Endpoints.ts"
-import { request, TEST_ENV, TestServer, tokenFor } from "../support/TestServer.ts"
+import { request, signWebhook, tokenFor, withTestServer } from "../support/TestServer.ts"
 
 // Every line the server logs, in the production JSON format (message, annotations, spans): the
 // access log must not carry query values.
@@ -17,10 +16,21 @@ const capture = Logger.map(Logger.formatJson, (line) => {
   logged.push(line)
 })
 
+/**
+ * `user` has no card stored, and the same route with a clean body registers one: the 400s before
+ * were the guard's.
+ */
+const noCardsThenServed = (user: string, token: string, path: string) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const rows = yield* sql<{ count: number }>`SELECT count(*)::int AS count FROM cards WHERE user_id = ${user}`
+    assert.strictEqual(rows[0]?.count, 0)
+    const clean = yield* request(path, { method: "POST", token, rawBody: card("Ada Okafor"), headers: json })
+    assert.strictEqual(clean.status, 200)
+  })
+
 const encoder = new TextEncoder()
 const json = { "content-type": "application/json" }
-const secret = TEST_ENV.WEBHOOK_SECRETS.split(",")[0] as string
-const sign = (bytes: Uint8Array) => createHmac("sha256", secret).update(bytes).digest("hex")
 
 /** `text` with the bytes of a lone surrogate (U+D800 as UTF-8 would write it) after `marker`. */
 const withInvalidUtf8 = (text: string, marker: string) => {
@@ -53,10 +63,7 @@ describe("the body guard follows the matched route", () => {
     assert.include(guarded, "POST /v1/gaming/trivia/challenges")
   })
 
-  layer(TestServer().pipe(Layer.provide(Logger.layer([capture]))), {
-    timeout: "60 seconds",
-    excludeTestServices: true
-  })((it) => {
+  withTestServer("60 seconds", [capture])((it) => {
     it.effect("a query naming the webhook does not lift the guard on cards: 400s, nothing stored", () =>
       Effect.gen(function* () {
         const user = unique("guard-cards")
@@ -79,17 +86,8 @@ describe("the body guard follows the matched route", () => {
           assert.strictEqual(invalid.status, 400, `invalid UTF-8 ${trick}`)
           assert.strictEqual(invalid.json.message, "Request body is not valid UTF-8")
         }
-        const sql = yield* SqlClient.SqlClient
-        const rows = yield* sql<{ count: number }>`SELECT count(*)::int AS count FROM cards WHERE user_id = ${user}`
-        assert.strictEqual(rows[0]?.count, 0)
-        // The same request with a clean body is served: the 400s above were the guard's.
-        const clean = yield* request(`/v1/user/cards${TRICKS[0]}`, {
-          method: "POST",
-          token,
-          rawBody: card("Ada Okafor"),
-          headers: json
-        })
-        assert.strictEqual(clean.status, 200)
+        // Nothing stored, and the same request with a clean body is served: the 400s above were the guard's.
+        yield* noCardsThenServed(user, token, `/v1/user/cards${TRICKS[0]}`)
       })
     )
 
@@ -159,17 +157,8 @@ describe("the body guard follows the matched route", () => {
           })
           assert.strictEqual(invalid.status, 400, path)
         }
-        const sql = yield* SqlClient.SqlClient
-        const rows = yield* sql<{ count: number }>`SELECT count(*)::int AS count FROM cards WHERE user_id = ${user}`
-        assert.strictEqual(rows[0]?.count, 0)
-        // These spellings are the cards route (not a 404): a clean body is registered.
-        const clean = yield* request("/V1//USER/cards", {
-          method: "POST",
-          token,
-          rawBody: card("Ada Okafor"),
-          headers: json
-        })
-        assert.strictEqual(clean.status, 200)
+        // Nothing stored; these spellings are the cards route (not a 404): a clean body is registered.
+        yield* noCardsThenServed(user, token, "/V1//USER/cards")
       })
     )
 
@@ -180,7 +169,7 @@ describe("the body guard follows the matched route", () => {
           sql<{ count: number }>`SELECT count(*)::int AS count FROM webhook_dead_letters`,
           (rows) => rows[0]?.count ?? 0
         )
-        const post = (path: string, bytes: Uint8Array, signature = sign(bytes)) =>
+        const post = (path: string, bytes: Uint8Array, signature = signWebhook(bytes)) =>
           request(path, { method: "POST", rawBody: bytes, headers: { ...json, "x-provider-signature": signature } })
         const before = yield* deadLetters
         const reference = unique("guard-webhook")

@@ -1,7 +1,7 @@
-import { assert, describe, layer } from "@effect/vitest"
-import { Cause, Effect, Layer, Logger, References } from "effect"
+import { assert, describe } from "@effect/vitest"
+import { Cause, Effect, Logger, References } from "effect"
 import { SqlClient } from "effect/sql"
-import { request, TestServer, tokenFor } from "../support/TestServer.ts"
+import { request, tokenFor, withTestServer } from "../support/TestServer.ts"
 
 interface Captured {
   readonly message: string
@@ -19,10 +19,7 @@ const capture = Logger.make<unknown, void>(({ message, fiber, cause }) => {
 })
 
 describe("an unexpected failure inside a handler", () => {
-  layer(TestServer().pipe(Layer.provide(Logger.layer([capture]))), {
-    timeout: "60 seconds",
-    excludeTestServices: true
-  })((it) => {
+  withTestServer("60 seconds", [capture])((it) => {
     it.effect("is a 500 with a generic message, and its cause is logged with the request id", () =>
       Effect.gen(function* () {
         // Break the database under a working endpoint: the repository's SQL error becomes a defect.

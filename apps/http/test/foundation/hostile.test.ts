@@ -1,21 +1,19 @@
-import { createHmac } from "node:crypto"
 import { connect } from "node:net"
-import { assert, describe, layer } from "@effect/vitest"
+import { assert, describe } from "@effect/vitest"
+import { credit, unique } from "@payments-gaming/domain/test/support/fixtures"
 import { WEBHOOK_PATH } from "@payments-gaming/http/Paths"
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
 import * as Jose from "jose"
-import { credit, unique } from "../banking/fixtures.ts"
-import { baseUrl, request, TEST_ENV, TestServer, tokenFor } from "../support/TestServer.ts"
+import { baseUrl, request, signWebhook, TEST_ENV, tokenFor, withTestServer } from "../support/TestServer.ts"
 
 const LOCAL = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}$/
-const secret = TEST_ENV.WEBHOOK_SECRETS.split(",")[0] as string
 const signed = (body: string) => ({
   method: "POST",
   rawBody: body,
   headers: {
     "content-type": "application/json",
-    "x-provider-signature": createHmac("sha256", secret).update(body).digest("hex")
+    "x-provider-signature": signWebhook(body)
   }
 })
 
@@ -35,7 +33,7 @@ const raw = (bytes: string) =>
   })
 
 describe("hostile input never reaches a 500", () => {
-  layer(TestServer(), { timeout: "60 seconds", excludeTestServices: true })((it) => {
+  withTestServer("60 seconds")((it) => {
     it.effect("a NUL character in any JSON string is a 400, not a database error", () =>
       Effect.gen(function* () {
         const admin = yield* tokenFor("ops", ["admin"])

@@ -1,11 +1,11 @@
-import { assert, describe, layer } from "@effect/vitest"
+import { assert, describe } from "@effect/vitest"
 import { Effect } from "effect"
-import { request, TestServer, tokenFor } from "../support/TestServer.ts"
+import { request, tokenFor, withTestServer } from "../support/TestServer.ts"
 
 const ENVELOPE_KEYS = ["timestamp", "status", "success", "message", "data"]
 
 describe("HTTP foundation", () => {
-  layer(TestServer(), { timeout: "60 seconds", excludeTestServices: true })((it) => {
+  withTestServer("60 seconds")((it) => {
     it.effect("GET /healthz answers the envelope with an epoch timestamp", () =>
       Effect.gen(function* () {
         const before = Date.now()

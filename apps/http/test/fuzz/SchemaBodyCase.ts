@@ -1,13 +1,12 @@
-import { createHmac } from "node:crypto"
 import { WEBHOOK_PATH } from "@payments-gaming/http/Paths"
 import type { Schema } from "effect"
 import { HttpApi, type HttpApiEndpoint } from "effect/http-api"
 import fc from "fast-check"
-import { Api } from "../../apps/http/src/Api.ts"
-import { InternalKey } from "../../apps/http/src/middleware/InternalKey.ts"
-import { RequireAdmin } from "../../apps/http/src/middleware/RequireAdmin.ts"
-import { policyOf, ReadsRawBody } from "../../apps/http/src/RoutePolicy.ts"
-import { TEST_ENV } from "../support/TestServer.ts"
+import { Api } from "../../src/Api.ts"
+import { InternalKey } from "../../src/middleware/InternalKey.ts"
+import { RequireAdmin } from "../../src/middleware/RequireAdmin.ts"
+import { policyOf, ReadsRawBody } from "../../src/RoutePolicy.ts"
+import { signWebhook, TEST_ENV } from "../support/TestServer.ts"
 import type { BodyCase } from "./BodyCase.ts"
 import type { Credentials } from "./Credentials.ts"
 import type { FuzzRequest } from "./FuzzRequest.ts"
@@ -242,8 +241,6 @@ const spelled = fc.constantFrom(
 )
 const QUERIES = ["", "", `?next=${WEBHOOK_PATH}`, "?next=%2Fv1%2Fwebhook%2Fx&limit=1", "?a=/v1/user/cards"]
 
-const secret = TEST_ENV.WEBHOOK_SECRETS.split(",")[0] as string
-
 /** Requests to `route` with a valid-shaped body carrying one hostile injection, under good credentials. */
 export const schemaBodyRequest = (
   route: PayloadRoute,
@@ -263,7 +260,7 @@ export const schemaBodyRequest = (
       const body = inject(seed, change)
       const headers: Record<string, string> = { "content-type": "application/json" }
       if (route.auth === "signed") {
-        headers["x-provider-signature"] = createHmac("sha256", secret).update(body.bytes).digest("hex")
+        headers["x-provider-signature"] = signWebhook(body.bytes)
       } else {
         headers.authorization = `Bearer ${route.auth === "admin" ? credentials.admin : user}`
         if (route.auth === "push") headers["x-internal-key"] = TEST_ENV.INTERNAL_API_KEY

@@ -12,8 +12,8 @@ import { PushResult } from "@payments-gaming/domain/push"
 import { Challenge } from "@payments-gaming/domain/trivia"
 import { RoundAudit } from "@payments-gaming/domain/wheel"
 import { Schema } from "effect"
-import { Envelope, ReducedEnvelope } from "../../apps/http/src/Envelope.ts"
-import { SpinData, WheelData } from "../../apps/http/src/wheel/WheelApi.ts"
+import { Envelope, ReducedEnvelope } from "../../src/Envelope.ts"
+import { SpinData, WheelData } from "../../src/wheel/WheelApi.ts"
 import { routedPath } from "./Timestamps.ts"
 
 const strict = { onExcessProperty: "error" } as const

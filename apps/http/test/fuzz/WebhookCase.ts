@@ -1,9 +1,8 @@
-import { createHmac } from "node:crypto"
 import { CreditPayload, IgnoredPayload, TransferPayload } from "@payments-gaming/domain/banking"
+import { example } from "@payments-gaming/domain/test/support/fixtures"
 import { WEBHOOK_PATH } from "@payments-gaming/http/Paths"
 import fc from "fast-check"
-import { example } from "../banking/fixtures.ts"
-import { TEST_ENV } from "../support/TestServer.ts"
+import { signWebhook, TEST_ENV } from "../support/TestServer.ts"
 import { type BodyCase, bodyCase } from "./BodyCase.ts"
 import type { FuzzRequest } from "./FuzzRequest.ts"
 import { contentType, junkHeaderValue, withinBudget } from "./HeaderCase.ts"
@@ -13,7 +12,7 @@ export { WEBHOOK_PATH } from "@payments-gaming/http/Paths"
 
 const secrets = TEST_ENV.WEBHOOK_SECRETS.split(",")
 
-const hmac = (secret: string, bytes: Uint8Array) => createHmac("sha256", secret).update(bytes).digest()
+const hmac = (secret: string, bytes: Uint8Array) => Buffer.from(signWebhook(bytes, secret), "hex")
 
 /** The spec's sample events, each under a few references and amounts. */
 export const webhookSeeds = (): ReadonlyArray<unknown> =>

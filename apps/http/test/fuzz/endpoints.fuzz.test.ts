@@ -39,6 +39,46 @@ const count = (result: CampaignResult, endpoint: string, match: (status: number)
     0
   )
 
+/** Campaigns one after the other (each request judged by `judge`), summarised as `name`; fails on any finding. */
+const campaigns = (
+  name: string,
+  runs: ReadonlyArray<{ readonly arbitrary: fc.Arbitrary<FuzzRequest>; readonly runs: number; readonly seed: number }>,
+  judge?: (request: FuzzRequest, answer: Answer) => Array<string>
+) =>
+  Effect.gen(function* () {
+    const results: Array<CampaignResult> = []
+    for (const { arbitrary, ...options } of runs) {
+      const settings = { ...options, concurrency: CONCURRENCY, ...(judge === undefined ? {} : { judge }) }
+      results.push(yield* Effect.promise(() => fuzz(arbitrary, settings)))
+    }
+    const result = merge(results)
+    summary(name, result)
+    assert.deepStrictEqual(result.findings.length, 0, `\n${report(result.findings)}`)
+    return result
+  })
+
+/** The route's own checks, and `more` of this campaign. */
+const judgedBy =
+  (more: (request: FuzzRequest, answer: Answer) => ReadonlyArray<string>) => (request: FuzzRequest, answer: Answer) => [
+    ...answerProblems(request, answer),
+    ...more(request, answer)
+  ]
+
+/** `head` sent as is on its own connection, and the answer parsed. */
+const rawAnswer = (head: string) =>
+  Effect.gen(function* () {
+    const port = Number(new URL(yield* baseUrl).port)
+    const exchange = yield* Effect.promise(() => trickle(port, head, "", 1_000, 5_000))
+    return parseResponse(exchange.bytes)
+  })
+
+/** The server's base URL and credentials for `users` users (and an admin). */
+const serverAndCredentials = (users: number) =>
+  Effect.gen(function* () {
+    const base = yield* baseUrl
+    return { base, credentials: yield* Effect.promise(() => makeCredentials(users)) }
+  })
+
 const storedWebhookRows = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   const [row] = yield* sql<{ events: number; deadLetters: number }>`
@@ -46,6 +86,21 @@ const storedWebhookRows = Effect.gen(function* () {
            (SELECT count(*)::int FROM webhook_dead_letters) AS "deadLetters"`
   return row as { events: number; deadLetters: number }
 })
+
+/** A campaign against the webhook alone, with its stored events and dead letters counted before and after. */
+const webhookCampaign = (
+  name: string,
+  arbitrary: (base: string) => fc.Arbitrary<FuzzRequest>,
+  seedOffset: number,
+  more: (request: FuzzRequest, answer: Answer) => ReadonlyArray<string>
+) =>
+  Effect.gen(function* () {
+    const base = yield* baseUrl
+    const before = yield* storedWebhookRows
+    const runs = [{ arbitrary: arbitrary(base), runs: FuzzProfile.cases(300), seed: seed + seedOffset }]
+    const result = yield* campaigns(name, runs, judgedBy(more))
+    return { result, before, after: yield* storedWebhookRows }
+  })
 
 // The rate limiter would answer most of a fuzz run with 429s; it has tests of its own. The named
 // form of `layer` gives closing the server and dropping the database the same time limit as
@@ -58,21 +113,17 @@ layer(TestServer({ RATE_LIMIT_PER_IP: "0", RATE_LIMIT_PER_USER: "0" }).pipe(Laye
     "no request gets a 5xx; every 4xx has the route's envelope; every 2xx the route's body",
     () =>
       Effect.gen(function* () {
-        const base = yield* baseUrl
-        const credentials = yield* Effect.promise(() => makeCredentials(8))
+        const { base, credentials } = yield* serverAndCredentials(8)
         const fixtures = yield* Effect.promise(() => makeFixtures(base, credentials))
         const catalogue = endpoints(fixtures, 20, seed)
-        const results: Array<CampaignResult> = []
-        for (const [index, endpoint] of catalogue.entries()) {
-          const arbitrary = fuzzRequest(endpoint, base, credentials)
-          const runs = FuzzProfile.cases(endpoint.bodies === undefined ? 70 : 160)
-          results.push(
-            yield* Effect.promise(() => fuzz(arbitrary, { runs, seed: seed + index, concurrency: CONCURRENCY }))
-          )
-        }
-        const result = merge(results)
-        summary("endpoints", result)
-        assert.deepStrictEqual(result.findings.length, 0, `\n${report(result.findings)}`)
+        const result = yield* campaigns(
+          "endpoints",
+          catalogue.map((endpoint, index) => ({
+            arbitrary: fuzzRequest(endpoint, base, credentials),
+            runs: FuzzProfile.cases(endpoint.bodies === undefined ? 70 : 160),
+            seed: seed + index
+          }))
+        )
         assert.deepStrictEqual(loggedErrors, [], "the server logged errors while answering")
         // The fuzz is only worth something if it got past authentication to the decoders and
         // the use cases: every endpoint answered a 400, and all but two a 2xx.
@@ -101,8 +152,7 @@ layer(TestServer({ RATE_LIMIT_PER_IP: "0", RATE_LIMIT_PER_USER: "0" }).pipe(Laye
     "every route with a body, fed valid-shaped bodies from its own Schema with one hostile value, never answers 5xx",
     () =>
       Effect.gen(function* () {
-        const base = yield* baseUrl
-        const credentials = yield* Effect.promise(() => makeCredentials(4))
+        const { base, credentials } = yield* serverAndCredentials(4)
         // The catalogue's hand-written valid bodies (its paths are not used here), by route pattern.
         const placeholders = { liveChallengeIds: [1], endedChallengeId: 1, cardIds: ["-"], accountNumbers: ["-"] }
         const valid = new Map(
@@ -115,28 +165,19 @@ layer(TestServer({ RATE_LIMIT_PER_IP: "0", RATE_LIMIT_PER_USER: "0" }).pipe(Laye
         const routes = payloadRoutes(20, seed, valid)
         // Read from Api.ts: the webhook and the JSON routes of every area are all here.
         assert.isAtLeast(routes.length, 7)
-        const judge = (request: FuzzRequest, answer: Answer) => {
-          const problems = answerProblems(request, answer)
-          // NUL or invalid UTF-8 inside a string: refused on every route, whatever the URL says.
-          if (mustRefuse(request.label) && answer.status !== 400) problems.push(`expected 400, got ${answer.status}`)
-          return problems
-        }
-        const results: Array<CampaignResult> = []
-        for (const [index, route] of routes.entries()) {
-          results.push(
-            yield* Effect.promise(() =>
-              fuzz(schemaBodyRequest(route, base, credentials), {
-                runs: FuzzProfile.cases(30),
-                seed: seed + 400 + index,
-                concurrency: CONCURRENCY,
-                judge
-              })
-            )
-          )
-        }
-        const result = merge(results)
-        summary("schema-derived bodies", result)
-        assert.deepStrictEqual(result.findings.length, 0, `\n${report(result.findings)}`)
+        // NUL or invalid UTF-8 inside a string: refused on every route, whatever the URL says.
+        const judge = judgedBy((request, answer) =>
+          mustRefuse(request.label) && answer.status !== 400 ? [`expected 400, got ${answer.status}`] : []
+        )
+        const result = yield* campaigns(
+          "schema-derived bodies",
+          routes.map((route, index) => ({
+            arbitrary: schemaBodyRequest(route, base, credentials),
+            runs: FuzzProfile.cases(30),
+            seed: seed + 400 + index
+          })),
+          judge
+        )
         assert.deepStrictEqual(loggedErrors, [], "the server logged errors while answering")
         for (const route of routes) {
           assert.isAbove(
@@ -153,25 +194,16 @@ layer(TestServer({ RATE_LIMIT_PER_IP: "0", RATE_LIMIT_PER_USER: "0" }).pipe(Laye
     "the webhook refuses every unsigned or wrongly signed body with a 401 and stores nothing",
     () =>
       Effect.gen(function* () {
-        const base = yield* baseUrl
-        const before = yield* storedWebhookRows
-        const judge = (request: FuzzRequest, answer: Answer) => {
-          const problems = answerProblems(request, answer)
-          const expected = (request.body?.bytes.length ?? 0) > MAX_BODY ? 413 : 401
-          if (answer.status !== expected) problems.push(`expected ${expected}, got ${answer.status}`)
-          return problems
-        }
-        const result = yield* Effect.promise(() =>
-          fuzz(unsignedWebhook(base), {
-            runs: FuzzProfile.cases(300),
-            seed: seed + 100,
-            concurrency: CONCURRENCY,
-            judge
-          })
+        const { before, after } = yield* webhookCampaign(
+          "unsigned webhook",
+          unsignedWebhook,
+          100,
+          (request, answer) => {
+            const expected = (request.body?.bytes.length ?? 0) > MAX_BODY ? 413 : 401
+            return answer.status !== expected ? [`expected ${expected}, got ${answer.status}`] : []
+          }
         )
-        summary("unsigned webhook", result)
-        assert.deepStrictEqual(result.findings.length, 0, `\n${report(result.findings)}`)
-        assert.deepStrictEqual(yield* storedWebhookRows, before, "an unverified delivery was stored")
+        assert.deepStrictEqual(after, before, "an unverified delivery was stored")
       }),
     timeout
   )
@@ -180,26 +212,18 @@ layer(TestServer({ RATE_LIMIT_PER_IP: "0", RATE_LIMIT_PER_USER: "0" }).pipe(Laye
     "the webhook answers every signed body, however broken, with 200 or 400 and dead-letters each 400",
     () =>
       Effect.gen(function* () {
-        const base = yield* baseUrl
-        const before = yield* storedWebhookRows
-        const judge = (request: FuzzRequest, answer: Answer) => {
-          const problems = answerProblems(request, answer)
-          const allowed = (request.body?.bytes.length ?? 0) > MAX_BODY ? [413] : [200, 400]
-          if (!allowed.includes(answer.status)) problems.push(`expected ${allowed.join(" or ")}, got ${answer.status}`)
-          if (answer.status === 400 && !answer.text.includes('"errors"')) problems.push("a 400 without errors")
-          return problems
-        }
-        const result = yield* Effect.promise(() =>
-          fuzz(signedWebhook(base), {
-            runs: FuzzProfile.cases(300),
-            seed: seed + 200,
-            concurrency: CONCURRENCY,
-            judge
-          })
+        const { result, before, after } = yield* webhookCampaign(
+          "signed webhook",
+          signedWebhook,
+          200,
+          (request, answer) => {
+            const allowed = (request.body?.bytes.length ?? 0) > MAX_BODY ? [413] : [200, 400]
+            return [
+              ...(allowed.includes(answer.status) ? [] : [`expected ${allowed.join(" or ")}, got ${answer.status}`]),
+              ...(answer.status === 400 && !answer.text.includes('"errors"') ? ["a 400 without errors"] : [])
+            ]
+          }
         )
-        summary("signed webhook", result)
-        assert.deepStrictEqual(result.findings.length, 0, `\n${report(result.findings)}`)
-        const after = yield* storedWebhookRows
         const endpoint = Object.keys(result.statuses)[0] as string
         assert.strictEqual(
           after.deadLetters - before.deadLetters,
@@ -251,8 +275,7 @@ layer(TestServer({ RATE_LIMIT_PER_IP: "0", RATE_LIMIT_PER_USER: "0" }).pipe(Laye
   // Minimal cases of what the fuzz found; each names the rule it checks.
   it.effect("a 415 answers its JSON envelope with Content-Type application/json", () =>
     Effect.gen(function* () {
-      const base = yield* baseUrl
-      const credentials = yield* Effect.promise(() => makeCredentials(1))
+      const { base, credentials } = yield* serverAndCredentials(1)
       const response = yield* Effect.promise(() =>
         fetch(`${base}/v1/user/cards`, {
           method: "POST",
@@ -269,11 +292,7 @@ layer(TestServer({ RATE_LIMIT_PER_IP: "0", RATE_LIMIT_PER_USER: "0" }).pipe(Laye
   // it with a bare 400, outside the envelope).
   it.effect("an HTTP/1.1 request without Host is served like any other", () =>
     Effect.gen(function* () {
-      const port = Number(new URL(yield* baseUrl).port)
-      const exchange = yield* Effect.promise(() =>
-        trickle(port, "GET /healthz HTTP/1.1\r\nConnection: close\r\n\r\n", "", 1_000, 5_000)
-      )
-      const response = parseResponse(exchange.bytes)
+      const response = yield* rawAnswer("GET /healthz HTTP/1.1\r\nConnection: close\r\n\r\n")
       assert.strictEqual(response.status, 200)
       assert.strictEqual(response.headers["content-type"], "application/json")
       assert.deepInclude(JSON.parse(response.body || "null"), { status: 200, success: true })
@@ -284,11 +303,7 @@ layer(TestServer({ RATE_LIMIT_PER_IP: "0", RATE_LIMIT_PER_USER: "0" }).pipe(Laye
   // answer would be a bare 417); an unknown route is then a 404 in the route's envelope.
   it.effect("an Expect header other than 100-continue is ignored and the request answered normally", () =>
     Effect.gen(function* () {
-      const port = Number(new URL(yield* baseUrl).port)
-      const exchange = yield* Effect.promise(() =>
-        trickle(port, "GET /nowhere HTTP/1.1\r\nHost: x\r\nExpect: foo\r\nConnection: close\r\n\r\n", "", 1_000, 5_000)
-      )
-      const response = parseResponse(exchange.bytes)
+      const response = yield* rawAnswer("GET /nowhere HTTP/1.1\r\nHost: x\r\nExpect: foo\r\nConnection: close\r\n\r\n")
       assert.strictEqual(response.status, 404)
       assert.strictEqual(response.headers["content-type"], "application/json")
       assert.deepInclude(JSON.parse(response.body || "null"), { status: 404, success: false, data: null })

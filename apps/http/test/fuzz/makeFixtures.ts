@@ -1,7 +1,6 @@
-import { createHmac } from "node:crypto"
+import { credit } from "@payments-gaming/domain/test/support/fixtures"
 import { WEBHOOK_PATH } from "@payments-gaming/http/Paths"
-import { credit } from "../banking/fixtures.ts"
-import { TEST_ENV } from "../support/TestServer.ts"
+import { signWebhook } from "../support/TestServer.ts"
 import type { Credentials } from "./Credentials.ts"
 import { cardBody, challengeBody, type Fixtures } from "./Endpoints.ts"
 
@@ -52,12 +51,11 @@ export const makeFixtures = async (base: string, credentials: Credentials): Prom
         settled: "100000.00"
       })
     )
-    const secret = TEST_ENV.WEBHOOK_SECRETS.split(",")[0] as string
     const response = await fetch(`${base}${WEBHOOK_PATH}`, {
       method: "POST",
       headers: {
         "content-type": "application/json",
-        "x-provider-signature": createHmac("sha256", secret).update(body).digest("hex")
+        "x-provider-signature": signWebhook(body)
       },
       body
     })

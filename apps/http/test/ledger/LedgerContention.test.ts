@@ -1,12 +1,12 @@
 import { assert, describe, layer } from "@effect/vitest"
+import { TestDatabase } from "@payments-gaming/adapters/test/support/TestDatabase"
 import { Account, Ledger } from "@payments-gaming/domain/ledger"
 import { Money } from "@payments-gaming/domain/money"
+import { deposit, freshUser } from "@payments-gaming/domain/test/support/ledgerContract"
 import * as Layers from "@payments-gaming/http/Layers"
 import { BigDecimal, Deferred, Effect, Fiber, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import { inject } from "vitest"
-import { TestDatabase } from "../support/TestDatabase.ts"
-import { deposit, freshUser } from "./ledgerContract.ts"
 
 const Live = Layers.Ledger.pipe(Layer.provideMerge(TestDatabase))
 

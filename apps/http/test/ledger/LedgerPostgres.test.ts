@@ -1,14 +1,22 @@
 import { assert, describe, layer } from "@effect/vitest"
+import { TestDatabase as BankingDatabase } from "@payments-gaming/adapters/test/support/TestDatabase"
 import type { UserId } from "@payments-gaming/domain/auth"
 import { Account, Ledger, LedgerKeys, Movements } from "@payments-gaming/domain/ledger"
 import { Money } from "@payments-gaming/domain/money"
+import { deposit, freshUser, ledgerContract } from "@payments-gaming/domain/test/support/ledgerContract"
 import * as Layers from "@payments-gaming/http/Layers"
 import { BigDecimal, Effect, Exit, Layer, Option, Result } from "effect"
 import { SqlClient } from "effect/sql"
-import { TestDatabase as BankingDatabase } from "../support/TestDatabase.ts"
-import { deposit, freshUser, ledgerContract } from "./ledgerContract.ts"
 
 const dec = BigDecimal.fromStringUnsafe
+
+/** A fresh user with `amount` deposited, and the SQL client to look at what was stored. */
+const freshDeposit = (amount: string) =>
+  Effect.gen(function* () {
+    const user = freshUser()
+    yield* (yield* Ledger).post(deposit(`dep-${user}`, user, amount))
+    return { sql: yield* SqlClient.SqlClient, user }
+  })
 
 const Live = Layers.Ledger.pipe(Layer.provideMerge(BankingDatabase))
 
@@ -18,10 +26,7 @@ describe("Ledger on PostgreSQL", () => {
 
     it.effect("stores amounts as minor units and keeps postings immutable", () =>
       Effect.gen(function* () {
-        const sql = yield* SqlClient.SqlClient
-        const ledger = yield* Ledger
-        const user = freshUser()
-        yield* ledger.post(deposit(`dep-${user}`, user, "1500.5"))
+        const { sql, user } = yield* freshDeposit("1500.5")
         const rows = yield* sql<{ account_id: string; unit: string; amount_minor: bigint }>`
           SELECT p.account_id, p.unit, p.amount_minor FROM ledger_postings p
           JOIN ledger_transactions t ON t.id = p.transaction_id
@@ -46,10 +51,7 @@ describe("Ledger on PostgreSQL", () => {
 
     it.effect("refuses TRUNCATE of the append-only tables, directly or by cascade, and keeps every row", () =>
       Effect.gen(function* () {
-        const sql = yield* SqlClient.SqlClient
-        const ledger = yield* Ledger
-        const user = freshUser()
-        yield* ledger.post(deposit(`dep-${user}`, user, "3"))
+        const { sql } = yield* freshDeposit("3")
         const count = (table: "ledger_transactions" | "ledger_postings") =>
           Effect.map(sql<{ n: string }>`SELECT count(*)::text AS n FROM ${sql(table)}`, (rows) => Number(rows[0]?.n))
         const before = [yield* count("ledger_transactions"), yield* count("ledger_postings")]

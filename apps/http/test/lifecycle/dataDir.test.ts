@@ -4,7 +4,6 @@ import { join } from "node:path"
 import { assert, describe, it } from "@effect/vitest"
 import { PGlite } from "@electric-sql/pglite"
 import { Effect } from "effect"
-import { type Running, runNode, SERVER, spawnNode, tempDir } from "../support/NodeProcess.ts"
 import {
   adminToken,
   cli,
@@ -13,10 +12,12 @@ import {
   lockFile,
   putLink,
   readLock,
+  serviceInFreshDir,
   startService,
   untilServing
-} from "./EmbeddedService.ts"
-import { get } from "./Http.ts"
+} from "../support/EmbeddedService.ts"
+import { get } from "../support/Http.ts"
+import { itInTempDir, type Running, runNode, SERVER } from "../support/NodeProcess.ts"
 
 // Issue 13: one owner per embedded data directory (DATA_DIR/owner.json), and the CLI beside the
 // running service goes through its HTTP API instead of opening the files a second time. Real
@@ -58,11 +59,11 @@ const link = (dataDir: string, number: string, user: string) =>
   cli(dataDir, ["virtual-account", "link", "--number", number, "--user", user, "--currency", "NGN"])
 
 describe("one owner per DATA_DIR; the CLI beside the running service", () => {
-  it.live(
+  itInTempDir(
     "the CLI's link, push and migrate go through the service that owns DATA_DIR; writes survive a restart; a graceful stop removes the lock",
-    () =>
+    "datadir-through-",
+    (dataDir) =>
       Effect.gen(function* () {
-        const dataDir = yield* tempDir("datadir-through-")
         const { server, owner, url, port } = yield* startService(dataDir)
         assert.strictEqual(owner.pid, server.pid)
         assert.match(url, /^http:\/\/127\.0\.0\.1:\d+$/)
@@ -152,11 +153,11 @@ describe("one owner per DATA_DIR; the CLI beside the running service", () => {
     600_000
   )
 
-  it.live(
+  itInTempDir(
     "a second start on an owned DATA_DIR exits 1 with one ERROR line naming the owner and never opens the database; a port in use exits 1 with one line",
-    () =>
+    "datadir-second-",
+    (dataDir) =>
       Effect.gen(function* () {
-        const dataDir = yield* tempDir("datadir-second-")
         const { server, url, port } = yield* startService(dataDir)
         const lockBefore = lockBytes(dataDir)
 
@@ -200,11 +201,11 @@ describe("one owner per DATA_DIR; the CLI beside the running service", () => {
     600_000
   )
 
-  it.live(
+  itInTempDir(
     "after a SIGKILL the stale lock is taken over by the next start, with one WARN line, and the data written before is there",
-    () =>
+    "datadir-stale-",
+    (dataDir) =>
       Effect.gen(function* () {
-        const dataDir = yield* tempDir("datadir-stale-")
         const first = yield* startService(dataDir)
         const token = yield* adminToken(dataDir)
         assert.strictEqual(yield* putLink(first.port, token, "9900000101", "user-a"), 201)
@@ -231,11 +232,11 @@ describe("one owner per DATA_DIR; the CLI beside the running service", () => {
     600_000
   )
 
-  it.live(
+  itInTempDir(
     "two db migrate racing on a fresh DATA_DIR: one creates and migrates it, the other is told who owns it",
-    () =>
+    "datadir-race-cli-",
+    (dataDir) =>
       Effect.gen(function* () {
-        const dataDir = yield* tempDir("datadir-race-cli-")
         const results = yield* Effect.all([cli(dataDir, ["db", "migrate"]), cli(dataDir, ["db", "migrate"])], {
           concurrency: "unbounded"
         })
@@ -261,8 +262,7 @@ describe("one owner per DATA_DIR; the CLI beside the running service", () => {
     "a CLI command while the service that owns DATA_DIR is still starting is told who owns it, and goes through it once it listens",
     () =>
       Effect.gen(function* () {
-        const dataDir = yield* tempDir("datadir-starting-")
-        const service = yield* spawnNode(SERVER, [], { HOST: "127.0.0.1", PORT: "0", DATA_DIR: dataDir })
+        const { dataDir, service } = yield* serviceInFreshDir("datadir-starting-")
         // The service holds the lock from before it creates the database until it stops.
         yield* Effect.gen(function* () {
           while (readLock(dataDir)?.pid !== service.pid) yield* Effect.sleep("20 millis")
@@ -288,8 +288,7 @@ describe("one owner per DATA_DIR; the CLI beside the running service", () => {
     "a service and a db migrate racing on a fresh DATA_DIR: exactly one of them creates the database",
     () =>
       Effect.gen(function* () {
-        const dataDir = yield* tempDir("datadir-race-service-")
-        const service = yield* spawnNode(SERVER, [], { HOST: "127.0.0.1", PORT: "0", DATA_DIR: dataDir })
+        const { dataDir, service } = yield* serviceInFreshDir("datadir-race-service-")
         const migrate = yield* cli(dataDir, ["db", "migrate"])
         // The service either comes up (it owns the directory) or has exited (the CLI owned it).
         const serving = yield* Effect.gen(function* () {

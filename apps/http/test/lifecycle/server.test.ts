@@ -1,28 +1,21 @@
-import { createHmac } from "node:crypto"
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import { PgClient } from "@effect/sql-pg"
 import { assert, describe, it } from "@effect/vitest"
+import { freshDatabaseUrl } from "@payments-gaming/adapters/test/support/TestDatabase"
+import { signWebhook, TEST_SECRETS } from "@payments-gaming/adapters/test/support/TestSecrets"
 import { WEBHOOK_PATH } from "@payments-gaming/http/Paths"
 import { Duration, Effect, Fiber, Redacted } from "effect"
 import * as Reactivity from "effect/reactivity/Reactivity"
 import { inject } from "vitest"
-import { SERVER, spawnNode, tempDir } from "../support/NodeProcess.ts"
+import { freePort, get, pollUntil, send, tryConnect } from "../support/Http.ts"
+import { itInTempDir, SERVER, spawnNode, tempDir } from "../support/NodeProcess.ts"
 import { tcpProxy } from "../support/TcpProxy.ts"
-import { freshDatabaseUrl } from "../support/TestDatabase.ts"
-import { freePort, get, pollUntil, send, tryConnect } from "./Http.ts"
 
 const ENVELOPE_KEYS = ["timestamp", "status", "success", "message", "data"]
 const LISTENING = /Listening on http:\/\/127\.0\.0\.1:(\d+)/
-const SECRETS = {
-  AUTH_JWT_SECRET: "lifecycle-test-jwt-secret-0123456789abcdef",
-  INTERNAL_API_KEY: "lifecycle-test-internal-key-0123456789",
-  WEBHOOK_SECRETS: "lifecycle-test-webhook-secret-0123456789",
-  CARD_FINGERPRINT_KEY: "lifecycle-test-card-fingerprint-key-000000"
-}
-
-/** The provider's signature of `body` under the test's webhook secret. */
-const sign = (body: string) => createHmac("sha256", SECRETS.WEBHOOK_SECRETS).update(body).digest("hex")
+const SECRETS = TEST_SECRETS
+const sign = (body: string) => signWebhook(body)
 
 /** A stop asked for by SIGTERM is a clean exit (apps/http/src/main.ts maps the interruption to 0). */
 const SIGTERM_EXIT_CODE = 0
@@ -70,6 +63,13 @@ const isJsonObjectLine = (line: string) => {
   }
 }
 
+/** A fresh database and a fresh DATA_DIR named after `prefix`. */
+const freshDatabaseAndDir = (prefix: string) =>
+  Effect.gen(function* () {
+    const { url } = yield* freshDatabase
+    return { url, dataDir: yield* tempDir(prefix) }
+  })
+
 const assertEnvelope = (json: unknown) => assert.deepStrictEqual(Object.keys(json as object), ENVELOPE_KEYS)
 
 describe("server lifecycle", () => {
@@ -78,8 +78,7 @@ describe("server lifecycle", () => {
     () =>
       Effect.gen(function* () {
         // CONTRACT §1: PORT=0 lets the kernel pick a free port, and the log names it.
-        const { url } = yield* freshDatabase
-        const dataDir = yield* tempDir("server-port0-")
+        const { url, dataDir } = yield* freshDatabaseAndDir("server-port0-")
         const { server, port } = yield* startServer({ PORT: "0", DATABASE_URL: url, DATA_DIR: dataDir })
         assert.isAbove(port, 0)
         assert.strictEqual((yield* get(port, "/healthz")).status, 200)
@@ -211,11 +210,11 @@ describe("server lifecycle", () => {
     90_000
   )
 
-  it.live(
+  itInTempDir(
     "without DATABASE_URL it runs on the embedded database in DATA_DIR, which keeps its data across restarts",
-    () =>
+    "server-embedded-",
+    (dataDir) =>
       Effect.gen(function* () {
-        const dataDir = yield* tempDir("server-embedded-")
         const env = { DATA_DIR: dataDir }
 
         const first = yield* startServer({ ...env, PORT: String(yield* freePort) }, 60_000)
@@ -244,8 +243,7 @@ describe("server lifecycle", () => {
     "in production every log line on stdout is JSON",
     () =>
       Effect.gen(function* () {
-        const { url } = yield* freshDatabase
-        const dataDir = yield* tempDir("server-production-")
+        const { url, dataDir } = yield* freshDatabaseAndDir("server-production-")
         const { server, port } = yield* startServer({
           NODE_ENV: "production",
           PORT: String(yield* freePort),
@@ -277,11 +275,11 @@ describe("server lifecycle", () => {
     60_000
   )
 
-  it.live(
+  itInTempDir(
     "in production a missing secret stops start-up, naming it",
-    () =>
+    "server-production-missing-",
+    (dataDir) =>
       Effect.gen(function* () {
-        const dataDir = yield* tempDir("server-production-missing-")
         const { CARD_FINGERPRINT_KEY: _, ...others } = SECRETS
         const server = yield* spawnNode(SERVER, [], {
           NODE_ENV: "production",

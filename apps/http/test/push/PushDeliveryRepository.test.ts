@@ -1,13 +1,11 @@
 import { assert, describe, layer } from "@effect/vitest"
+import migration0005 from "@payments-gaming/adapters/postgres/migrations/0005_push_deliveries"
+import { TestDatabase } from "@payments-gaming/adapters/test/support/TestDatabase"
+import { failure, type PushDeliveryAttempt, PushDeliveryLog, PushService } from "@payments-gaming/domain/push"
 import { PushTesting } from "@payments-gaming/domain/testing"
 import * as Layers from "@payments-gaming/http/Layers"
 import { DateTime, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
-import migration0005 from "../../packages/adapters/src/postgres/migrations/0005_push_deliveries.ts"
-import { failure } from "../../packages/domain/src/push/Model.ts"
-import { type PushDeliveryAttempt, PushDeliveryLog } from "../../packages/domain/src/push/PushDeliveryLog.ts"
-import { PushService } from "../../packages/domain/src/push/PushService.ts"
-import { TestDatabase } from "../support/TestDatabase.ts"
 
 // The migration is run here as well, in case the shared list does not include it yet; it is idempotent.
 const Database = Layer.effectDiscard(migration0005).pipe(Layer.provideMerge(TestDatabase))

@@ -1,7 +1,7 @@
-import { assert, describe, layer } from "@effect/vitest"
+import { assert, describe } from "@effect/vitest"
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
-import { request, TEST_ENV, TestServer, tokenFor } from "../support/TestServer.ts"
+import { request, TEST_ENV, tokenFor, withTestServer } from "../support/TestServer.ts"
 
 const message = {
   tokenType: "FCM",
@@ -19,7 +19,7 @@ const push = (options: { body?: unknown; token?: string; key?: string | undefine
   })
 
 describe("POST /v1/debug/push-direct", () => {
-  layer(TestServer(), { timeout: "60 seconds", excludeTestServices: true })((it) => {
+  withTestServer("60 seconds")((it) => {
     it.effect("sends through the development sink and answers the bare push result", () =>
       Effect.gen(function* () {
         const token = yield* tokenFor("ops-1")

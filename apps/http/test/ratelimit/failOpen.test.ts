@@ -1,10 +1,10 @@
 import { assert, describe, it } from "@effect/vitest"
+import { STORE_TIMEOUT, withTimeout } from "@payments-gaming/adapters/ratelimit/RateLimitStore"
 import { Duration, Effect, Fiber, Layer } from "effect"
 import { HttpServerResponse } from "effect/http"
 import { RateLimiter } from "effect/persistence"
 import { TestClock } from "effect/testing"
-import { make } from "../../apps/http/src/middleware/RateLimit.ts"
-import { STORE_TIMEOUT, withTimeout } from "../../packages/adapters/src/ratelimit/RateLimitStore.ts"
+import { make } from "../../src/middleware/RateLimit.ts"
 
 const settings = { perIp: 10, perUser: 10, window: Duration.seconds(10), trustedProxies: [] }
 const served = Effect.succeed(HttpServerResponse.text("served"))

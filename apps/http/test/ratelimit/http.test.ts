@@ -1,8 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import { WEBHOOK_PATH as WEBHOOK } from "@payments-gaming/http/Paths"
 import { Effect } from "effect"
-import { tokenFor } from "../support/TestServer.ts"
-import { ENVELOPE_KEYS, REDUCED_KEYS, retryAfterSeconds, startServer, statuses } from "./RateLimitServer.ts"
+import { startOwnServer, tokenFor } from "../support/TestServer.ts"
+import { ENVELOPE_KEYS, limitedServer, REDUCED_KEYS, retryAfterSeconds, statuses } from "./RateLimitChecks.ts"
 
 const LOCAL = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}$/
 
@@ -12,11 +12,7 @@ describe("rate limiting over HTTP, counters in memory", () => {
     "per address: past the limit every /v1 path answers 429 with the envelope and Retry-After; probes never",
     () =>
       Effect.gen(function* () {
-        const server = yield* startServer({
-          RATE_LIMIT_PER_IP: "5",
-          RATE_LIMIT_PER_USER: "0",
-          RATE_LIMIT_WINDOW: "1 minute"
-        })
+        const server = yield* limitedServer("5", "0", "1 minute")
         const alice = yield* tokenFor("alice")
 
         // Unauthenticated failures count: guessing tokens is throttled too.
@@ -64,11 +60,7 @@ describe("rate limiting over HTTP, counters in memory", () => {
 
   it.live("per user: one user past its limit is refused while another on the same address is served", () =>
     Effect.gen(function* () {
-      const server = yield* startServer({
-        RATE_LIMIT_PER_IP: "100",
-        RATE_LIMIT_PER_USER: "3",
-        RATE_LIMIT_WINDOW: "1 minute"
-      })
+      const server = yield* limitedServer("100", "3", "1 minute")
       const alice = yield* tokenFor("alice")
       const bob = yield* tokenFor("bob")
 
@@ -90,7 +82,7 @@ describe("rate limiting over HTTP, counters in memory", () => {
 
   it.live("the window resets: after Retry-After the address is served again", () =>
     Effect.gen(function* () {
-      const server = yield* startServer({
+      const server = yield* startOwnServer({
         RATE_LIMIT_PER_IP: "2",
         RATE_LIMIT_PER_USER: "0",
         // Each accepted request holds the window open for window / limit: a second apiece here, so a
@@ -109,13 +101,17 @@ describe("rate limiting over HTTP, counters in memory", () => {
 
   it.live("X-Forwarded-For is ignored unless TRUST_PROXY names the peer", () =>
     Effect.gen(function* () {
-      const direct = yield* startServer({ RATE_LIMIT_PER_IP: "2", RATE_LIMIT_PER_USER: "0" })
+      const direct = yield* limitedServer("2", "0")
       const spoofed = yield* Effect.forEach(["203.0.113.1", "203.0.113.2", "203.0.113.3"], (client) =>
         Effect.map(direct.request("/v1/wallet", { headers: { "x-forwarded-for": client } }), (r) => r.status)
       )
       assert.deepStrictEqual(spoofed, [401, 401, 429])
 
-      const proxied = yield* startServer({ RATE_LIMIT_PER_IP: "2", RATE_LIMIT_PER_USER: "0", TRUST_PROXY: "127.0.0.1" })
+      const proxied = yield* startOwnServer({
+        RATE_LIMIT_PER_IP: "2",
+        RATE_LIMIT_PER_USER: "0",
+        TRUST_PROXY: "127.0.0.1"
+      })
       const from = (forwardedFor: string) =>
         Effect.map(proxied.request("/v1/wallet", { headers: { "x-forwarded-for": forwardedFor } }), (r) => r.status)
       assert.deepStrictEqual(
@@ -142,7 +138,7 @@ describe("rate limiting over HTTP, counters in memory", () => {
 
   it.live("a limit of 0 turns that limiter off", () =>
     Effect.gen(function* () {
-      const userOnly = yield* startServer({ RATE_LIMIT_PER_IP: "0", RATE_LIMIT_PER_USER: "2" })
+      const userOnly = yield* limitedServer("0", "2")
       const alice = yield* tokenFor("alice")
       const anonymous = yield* statuses(20, userOnly.request("/v1/wallet"))
       assert.deepStrictEqual(
@@ -151,7 +147,7 @@ describe("rate limiting over HTTP, counters in memory", () => {
       )
       assert.deepStrictEqual(yield* statuses(3, userOnly.request("/v1/wallet", { token: alice })), [200, 200, 429])
 
-      const off = yield* startServer({ RATE_LIMIT_PER_IP: "0", RATE_LIMIT_PER_USER: "0" })
+      const off = yield* limitedServer("0", "0")
       assert.deepStrictEqual(
         yield* statuses(20, off.request("/v1/wallet", { token: alice })),
         Array.from({ length: 20 }, () => 200)

@@ -3,8 +3,8 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { createClient } from "redis"
 import { inject } from "vitest"
-import { tokenFor } from "../support/TestServer.ts"
-import { retryAfterSeconds, startServer, statuses } from "./RateLimitServer.ts"
+import { startOwnServer, tokenFor } from "../support/TestServer.ts"
+import { retryAfterSeconds, statuses } from "./RateLimitChecks.ts"
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379"
 
@@ -30,8 +30,8 @@ describe.skipIf(!inject("redisAvailable"))("rate limiting with REDIS_URL: counte
     Effect.gen(function* () {
       const redis = shared()
       const limits = { ...redis, RATE_LIMIT_PER_IP: "4", RATE_LIMIT_PER_USER: "0", RATE_LIMIT_WINDOW: "1 minute" }
-      const a = yield* startServer(limits)
-      const b = yield* startServer(limits)
+      const a = yield* startOwnServer(limits)
+      const b = yield* startOwnServer(limits)
 
       assert.deepStrictEqual(yield* statuses(2, a.request("/v1/wallet")), [401, 401])
       assert.deepStrictEqual(yield* statuses(2, b.request("/v1/wallet")), [401, 401])
@@ -56,8 +56,8 @@ describe.skipIf(!inject("redisAvailable"))("rate limiting with REDIS_URL: counte
   it.live("two instances on one Redis share the per-user count, and the window resets", () =>
     Effect.gen(function* () {
       const limits = { ...shared(), RATE_LIMIT_PER_IP: "100", RATE_LIMIT_PER_USER: "3", RATE_LIMIT_WINDOW: "3 seconds" }
-      const a = yield* startServer(limits)
-      const b = yield* startServer(limits)
+      const a = yield* startOwnServer(limits)
+      const b = yield* startOwnServer(limits)
       const alice = yield* tokenFor("alice")
       const bob = yield* tokenFor("bob")
 
@@ -79,8 +79,8 @@ describe.skipIf(!inject("redisAvailable"))("rate limiting with REDIS_URL: counte
   it.live("without REDIS_URL each instance counts on its own", () =>
     Effect.gen(function* () {
       const limits = { RATE_LIMIT_PER_IP: "2", RATE_LIMIT_PER_USER: "0", RATE_LIMIT_WINDOW: "1 minute" }
-      const a = yield* startServer(limits)
-      const b = yield* startServer(limits)
+      const a = yield* startOwnServer(limits)
+      const b = yield* startOwnServer(limits)
       assert.deepStrictEqual(yield* statuses(3, a.request("/v1/wallet")), [401, 401, 429])
       assert.deepStrictEqual(yield* statuses(3, b.request("/v1/wallet")), [401, 401, 429])
     })

@@ -1,8 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
+import * as RateLimitStore from "@payments-gaming/adapters/ratelimit/RateLimitStore"
 import { ConfigProvider, Duration, Effect, Layer, Option } from "effect"
 import { IpNetwork } from "effect/net"
-import { addressKey, DEFAULTS, settingsConfig } from "../../apps/http/src/middleware/RateLimit.ts"
-import * as RateLimitStore from "../../packages/adapters/src/ratelimit/RateLimitStore.ts"
+import { addressKey, DEFAULTS, settingsConfig } from "../../src/middleware/RateLimit.ts"
 
 const read = (env: Record<string, string>) =>
   Effect.provide(

@@ -1,17 +1,17 @@
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
-import { assert, describe, layer } from "@effect/vitest"
+import { assert, describe } from "@effect/vitest"
 import { Effect, type Schema } from "effect"
 import { HttpApi } from "effect/http-api"
-import { Api } from "../../apps/http/src/Api.ts"
+import { Api } from "../../src/Api.ts"
 import { schemaSamples } from "../fuzz/schemaSamples.ts"
-import { request, TEST_ENV, type TestResponse, TestServer, tokenFor } from "../support/TestServer.ts"
+import { request, TEST_ENV, type TestResponse, tokenFor, withTestServer } from "../support/TestServer.ts"
 
 type Needs = "anyone" | "user" | "admin" | "internal" | "provider"
 
 /** The access table of docs/security.md: `METHOD path` → who may call it. */
 const documented = (): ReadonlyMap<string, Needs> => {
-  const doc = readFileSync(join(import.meta.dirname, "..", "..", "docs", "security.md"), "utf8")
+  const doc = readFileSync(join(import.meta.dirname, "..", "..", "..", "..", "docs", "security.md"), "utf8")
   const table = doc.split("<!-- access-table")[1]?.split("<!-- /access-table -->")[0] ?? ""
   const rows = [...table.matchAll(/^\| (GET|POST|PUT|DELETE|PATCH) \| (\S+) \| (\w+) \|$/gm)]
   return new Map(rows.map((row) => [`${row[1]} ${row[2]}`, row[3] as Needs]))
@@ -55,7 +55,7 @@ const call = (route: Route, headers: Record<string, string>) =>
 const refused = (response: TestResponse) => response.status === 401 || response.status === 403
 
 describe("docs/security.md: who can call what", () => {
-  layer(TestServer(), { timeout: "60 seconds", excludeTestServices: true })((it) => {
+  withTestServer("60 seconds")((it) => {
     it.effect("every endpoint of the API has a row in the access table, and every row an endpoint", () =>
       Effect.sync(() => {
         const table = documented()

@@ -1,6 +1,6 @@
+import { TestDatabase } from "@payments-gaming/adapters/test/support/TestDatabase"
 import * as Layers from "@payments-gaming/http/Layers"
 import { ConfigProvider, Layer, Redacted } from "effect"
-import { TestDatabase } from "../support/TestDatabase.ts"
 
 export const CardsDatabase = TestDatabase
 

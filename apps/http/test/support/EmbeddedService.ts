@@ -1,9 +1,9 @@
 import { existsSync, readFileSync } from "node:fs"
 import { join } from "node:path"
+import { tokenFor } from "@payments-gaming/adapters/test/support/TestSecrets"
 import { Effect } from "effect"
-import * as Jose from "jose"
-import { CLI, type Running, runNode, SERVER, spawnNode } from "../support/NodeProcess.ts"
 import { pollUntil, send } from "./Http.ts"
+import { CLI, type Running, runNode, SERVER, spawnNode, tempDir } from "./NodeProcess.ts"
 
 /**
  * The service and the CLI on the embedded database (no DATABASE_URL), as a developer runs them:
@@ -33,7 +33,8 @@ export const readLock = (dataDir: string): Owner | undefined => {
 /** The lock file's exact bytes, to show a command left it untouched. */
 export const lockBytes = (dataDir: string) => readFileSync(lockFile(dataDir), "utf8")
 
-const devSecret = (dataDir: string, name: string): string =>
+/** One of the development secrets generated into `dataDir`. */
+export const devSecret = (dataDir: string, name: string): string =>
   JSON.parse(readFileSync(join(dataDir, "dev-secrets.json"), "utf8"))[name]
 
 /** The pretty log line the server writes (and the CLI, on stderr): `[12:00:00.000] WARN (#2): …`. */
@@ -71,24 +72,25 @@ export const untilServing = (dataDir: string, server: Running, timeoutMs = 180_0
 
 /** The service on the embedded database in `dataDir`, on a port the kernel picks, once serving. */
 export const startService = (dataDir: string, timeoutMs = 180_000) =>
-  spawnNode(SERVER, [], { HOST: "127.0.0.1", PORT: "0", DATA_DIR: dataDir }).pipe(
-    Effect.flatMap((server) => untilServing(dataDir, server, timeoutMs))
-  )
+  spawnService(dataDir).pipe(Effect.flatMap((server) => untilServing(dataDir, server, timeoutMs)))
+
+/** The service process on the embedded database in `dataDir`, just spawned: not yet serving. */
+export const spawnService = (dataDir: string) =>
+  spawnNode(SERVER, [], { HOST: "127.0.0.1", PORT: "0", DATA_DIR: dataDir })
+
+/** A fresh DATA_DIR named after `prefix`, and the service just spawned on it. */
+export const serviceInFreshDir = (prefix: string) =>
+  Effect.gen(function* () {
+    const dataDir = yield* tempDir(prefix)
+    return { dataDir, service: yield* spawnService(dataDir) }
+  })
 
 /** A CLI command on `dataDir`, to completion (generous: a first start creates the database). */
 export const cli = (dataDir: string, args: ReadonlyArray<string>, env: Record<string, string> = {}) =>
   runNode(CLI, args, { DATA_DIR: dataDir, ...env }, 180_000)
 
 /** An admin bearer token signed with the development AUTH_JWT_SECRET of `dataDir`. */
-export const adminToken = (dataDir: string) =>
-  Effect.promise(() =>
-    new Jose.SignJWT({ roles: ["admin"] })
-      .setProtectedHeader({ alg: "HS256" })
-      .setSubject("ops")
-      .setIssuedAt()
-      .setExpirationTime("1h")
-      .sign(new TextEncoder().encode(devSecret(dataDir, "AUTH_JWT_SECRET")))
-  )
+export const adminToken = (dataDir: string) => tokenFor("ops", ["admin"], 3600, devSecret(dataDir, "AUTH_JWT_SECRET"))
 
 /**
  * PUT /v1/admin/virtual-accounts/{n} on the service: 201 linked now, 200 already linked the same

@@ -3,9 +3,10 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import type { Readable } from "node:stream"
-import { Effect } from "effect"
+import { it } from "@effect/vitest"
+import { Effect, type Scope } from "effect"
 
-export const ROOT = join(import.meta.dirname, "..", "..")
+export const ROOT = join(import.meta.dirname, "..", "..", "..", "..")
 /** The pinned Node 24; the system node cannot run the sources. */
 export const NODE = join(ROOT, "node_modules", ".bin", "node")
 export const CLI = "apps/cli/src/main.ts"
@@ -34,6 +35,14 @@ export const tempDir = (prefix: string) =>
     Effect.sync(() => mkdtempSync(join(tmpdir(), prefix))),
     (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
   )
+
+/** A real-time test (processes, sockets, real clocks) given a fresh temporary directory named after `prefix`. */
+export const itInTempDir = <A, E>(
+  title: string,
+  prefix: string,
+  body: (dir: string) => Effect.Effect<A, E, Scope.Scope>,
+  timeout: number
+) => it.live(title, () => Effect.flatMap(tempDir(prefix), body), timeout)
 
 export interface Completed {
   readonly code: number | null

@@ -1,26 +1,15 @@
-import { createHmac } from "node:crypto"
 import { request } from "node:http"
+import { signWebhook, TEST_SECRETS, tokenFor } from "@payments-gaming/adapters/test/support/TestSecrets"
 import { WEBHOOK_PATH as WEBHOOK } from "@payments-gaming/http/Paths"
 import { Effect } from "effect"
-import * as Jose from "jose"
-import { freePort, pollUntil } from "../lifecycle/Http.ts"
-import { SERVER, spawnNode } from "../support/NodeProcess.ts"
+import { freePort, pollUntil } from "./Http.ts"
+import { SERVER, spawnNode } from "./NodeProcess.ts"
 
+export { signWebhook, tokenFor } from "@payments-gaming/adapters/test/support/TestSecrets"
 export { WEBHOOK_PATH as WEBHOOK } from "@payments-gaming/http/Paths"
 
-/** Secrets given to every process of these tests, so the server, the CLI and the test agree. */
-export const SECRETS = {
-  AUTH_JWT_SECRET: "banking-process-test-jwt-secret-0123456789abcdef",
-  INTERNAL_API_KEY: "banking-process-test-internal-key",
-  WEBHOOK_SECRETS: "banking-process-webhook-current,banking-process-webhook-previous",
-  CARD_FINGERPRINT_KEY: "banking-process-test-card-fingerprint-key-0000",
-  LOG_LEVEL: "warn"
-}
-
-export const CURRENT_SECRET = SECRETS.WEBHOOK_SECRETS.split(",")[0] as string
-
-export const signatureOf = (body: string | Uint8Array) =>
-  createHmac("sha256", CURRENT_SECRET).update(body).digest("hex")
+/** The environment of every process of these tests (the suite's secrets), so the server, the CLI and the test agree. */
+export const SECRETS = { ...TEST_SECRETS, LOG_LEVEL: "warn" }
 
 /**
  * The real server as its own process on a free port, ready (GET /readyz 200) before it is returned.
@@ -113,18 +102,8 @@ export const deliver = (port: number, body: string) =>
   send(port, WEBHOOK, {
     method: "POST",
     body,
-    headers: { "content-type": "application/json", "x-provider-signature": signatureOf(body) }
+    headers: { "content-type": "application/json", "x-provider-signature": signWebhook(body) }
   })
-
-export const tokenFor = (sub: string, roles: ReadonlyArray<string> = []) =>
-  Effect.promise(() =>
-    new Jose.SignJWT({ roles: [...roles] })
-      .setProtectedHeader({ alg: "HS256" })
-      .setSubject(sub)
-      .setIssuedAt()
-      .setExpirationTime("1h")
-      .sign(new TextEncoder().encode(SECRETS.AUTH_JWT_SECRET))
-  )
 
 /** PUT /v1/admin/virtual-accounts/{n} with an admin token; fails unless it answers 201. */
 export const linkAccount = (port: number, accountNumber: string, userId: string) =>

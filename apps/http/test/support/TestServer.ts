@@ -1,18 +1,19 @@
 import { NodeHttpServer } from "@effect/platform-node"
+import { layer } from "@effect/vitest"
+import { TestDatabase } from "@payments-gaming/adapters/test/support/TestDatabase"
+import { signWebhook, TEST_SECRETS } from "@payments-gaming/adapters/test/support/TestSecrets"
 import { HttpApp } from "@payments-gaming/http"
-import { ConfigProvider, Effect, Layer } from "effect"
+import { WEBHOOK_PATH } from "@payments-gaming/http/Paths"
+import { ConfigProvider, type Duration, Effect, Layer, Logger } from "effect"
 import { HttpServer } from "effect/http"
-import * as Jose from "jose"
-import { createServer } from "../../apps/http/src/NodeServer.ts"
-import { makeLocalFormatter } from "../../apps/http/src/ResponseTime.ts"
-import { TestDatabase } from "./TestDatabase.ts"
+import { createServer } from "../../src/NodeServer.ts"
+import { makeLocalFormatter } from "../../src/ResponseTime.ts"
 
-/** Fixed secrets for the suite; a real server never sees these. */
+export { signWebhook, TEST_SECRETS, tokenFor } from "@payments-gaming/adapters/test/support/TestSecrets"
+
+/** The in-process server's configuration: the suite's secrets and fixed settings. */
 export const TEST_ENV = {
-  AUTH_JWT_SECRET: "test-only-jwt-secret-0123456789abcdef",
-  INTERNAL_API_KEY: "test-only-internal-key",
-  WEBHOOK_SECRETS: "test-webhook-secret-current,test-webhook-secret-previous",
-  CARD_FINGERPRINT_KEY: "test-only-card-fingerprint-key-0123456789",
+  ...TEST_SECRETS,
   APP_TIMEZONE: "Africa/Lagos",
   WHEEL_TIMEZONE: "Africa/Lagos",
   DEFAULT_CURRENCY: "NGN",
@@ -33,6 +34,32 @@ export const TestServer = (overrides: Record<string, string> = {}) =>
     ),
     Layer.provideMerge(TestDatabase),
     Layer.provide(ConfigProvider.layer(ConfigProvider.fromUnknown({ ...TEST_ENV, ...overrides })))
+  )
+
+/**
+ * A server of its own for one test, on a fresh database: each test sets different limits, and sharing
+ * one would let the counts of one test leak into the next (every request comes from 127.0.0.1).
+ * `Layer.fresh` matters when a test starts two: without it the second would reuse the first's app.
+ */
+export const startOwnServer = (overrides: Record<string, string>) =>
+  Effect.map(Layer.build(Layer.fresh(TestServer(overrides))), (context) => ({
+    request: (path: string, options?: RequestOptions) => request(path, options).pipe(Effect.provideContext(context))
+  }))
+
+export type OwnServer = Effect.Success<ReturnType<typeof startOwnServer>>
+
+/**
+ * `layer` of one TestServer for the tests of a block, started within `timeout`; `loggers`, when
+ * given, replace the default logger so a test can read what the server logged.
+ */
+export const withTestServer = (
+  timeout: Duration.Input,
+  loggers: ReadonlyArray<Logger.Logger<unknown, unknown>> = [],
+  overrides: Record<string, string> = {}
+) =>
+  layer(
+    loggers.length === 0 ? TestServer(overrides) : TestServer(overrides).pipe(Layer.provide(Logger.layer(loggers))),
+    { timeout, excludeTestServices: true }
   )
 
 export const baseUrl = Effect.map(HttpServer.HttpServer, (server) => HttpServer.formatAddress(server.address))
@@ -77,13 +104,16 @@ export const request = (path: string, options: RequestOptions = {}) =>
     return { status: response.status, headers: response.headers, text, json } as TestResponse
   })
 
-/** A bearer token signed with the suite's HS256 secret. */
-export const tokenFor = (sub: string, roles: ReadonlyArray<string> = [], ttlSeconds = 3600) =>
-  Effect.promise(() =>
-    new Jose.SignJWT({ roles: [...roles] })
-      .setProtectedHeader({ alg: "HS256" })
-      .setSubject(sub)
-      .setIssuedAt()
-      .setExpirationTime(Math.floor(Date.now() / 1000) + ttlSeconds)
-      .sign(new TextEncoder().encode(TEST_ENV.AUTH_JWT_SECRET))
-  )
+/**
+ * POST of `body`, exactly these bytes, to the webhook as the provider sends it: signed with the
+ * suite's current secret unless `signature` is given (`null` sends no signature header at all).
+ */
+export const deliverWebhook = (body: string | Uint8Array, signature: string | null = signWebhook(body)) =>
+  request(WEBHOOK_PATH, {
+    method: "POST",
+    rawBody: body,
+    headers: {
+      "content-type": "application/json",
+      ...(signature === null ? {} : { "x-provider-signature": signature })
+    }
+  })

@@ -1,7 +1,7 @@
+import { TestDatabase } from "@payments-gaming/adapters/test/support/TestDatabase"
 import type { WheelRandom } from "@payments-gaming/domain/wheel"
 import * as Layers from "@payments-gaming/http/Layers"
 import { ConfigProvider, Layer } from "effect"
-import { TestDatabase } from "../support/TestDatabase.ts"
 
 /** A fresh database with every migration, the ledger (0002) and the wheel (0006) among them. */
 export const WheelDatabase = TestDatabase

@@ -1,28 +1,12 @@
 import { assert, describe, layer } from "@effect/vitest"
-import {
-  type Challenge,
-  ChallengeId,
-  ChallengeInput,
-  ChallengeRepository,
-  TriviaService
-} from "@payments-gaming/domain/trivia"
-import { BigDecimal, DateTime, Effect, Schema } from "effect"
+import { challengeInput, staleUpdate } from "@payments-gaming/domain/test/support/triviaFixtures"
+import { type Challenge, ChallengeId, ChallengeRepository, TriviaService } from "@payments-gaming/domain/trivia"
+import { BigDecimal, DateTime, Effect } from "effect"
 import { SqlClient } from "effect/sql"
 import { TestClock } from "effect/testing"
-import { TriviaOnPostgres } from "./TriviaTestDatabase.ts"
+import { TriviaOnPostgres } from "../support/TriviaTestDatabase.ts"
 
-const input = (overrides: Partial<Record<keyof typeof ChallengeInput.Encoded, unknown>> = {}) =>
-  Schema.decodeUnknownSync(ChallengeInput)({
-    title: "Quiz",
-    prizeAmount: 1000,
-    startTime: "2030-01-01T18:00:00.000Z",
-    endTime: "2030-01-01T19:00:00.000Z",
-    questionType: 1,
-    questionCount: 10,
-    numberOfWinners: 3,
-    sharingFormula: "EQUAL",
-    ...overrides
-  })
+const input = challengeInput
 
 const iso = DateTime.formatIso
 const dec = BigDecimal.fromStringUnsafe
@@ -258,10 +242,7 @@ describe("TriviaService on PostgreSQL", () => {
     it.effect("with expectedVersion, a stale update fails ConcurrentUpdate", () =>
       Effect.gen(function* () {
         const service = yield* TriviaService
-        const created = yield* service.create(input())
-        yield* service.update(created.id, input({ title: "Newer" }), { expectedVersion: 1 })
-        const error = yield* Effect.flip(service.update(created.id, input({ title: "Older" }), { expectedVersion: 1 }))
-        assert.strictEqual(error._tag, "ConcurrentUpdate")
+        const created = yield* staleUpdate(service, "Newer", "Older")
         assert.strictEqual((yield* service.get(created.id)).title, "Newer")
       })
     )

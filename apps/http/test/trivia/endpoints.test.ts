@@ -1,6 +1,6 @@
-import { assert, describe, layer } from "@effect/vitest"
+import { assert, describe } from "@effect/vitest"
 import { Effect } from "effect"
-import { request, TestServer, tokenFor } from "../support/TestServer.ts"
+import { request, tokenFor, withTestServer } from "../support/TestServer.ts"
 
 const BASE = "/v1/gaming/trivia/challenges"
 const LOCAL = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}$/
@@ -25,7 +25,7 @@ const admin = tokenFor("admin-1", ["admin"])
 const create = (body: unknown) => Effect.flatMap(admin, (token) => request(BASE, { method: "POST", body, token }))
 
 describe("trivia challenges over HTTP", () => {
-  layer(TestServer(), { timeout: "60 seconds", excludeTestServices: true })((it) => {
+  withTestServer("60 seconds")((it) => {
     it.effect("PUT answers exactly the spec's envelope with a local timestamp", () =>
       Effect.gen(function* () {
         const created = yield* create(challenge())
@@ -161,28 +161,15 @@ describe("trivia challenges over HTTP", () => {
     it.effect("malformed JSON and a non-JSON body are rejected with the envelope", () =>
       Effect.gen(function* () {
         const token = yield* admin
-        const malformed = yield* request(BASE, {
-          method: "POST",
-          token,
-          rawBody: "{not json",
-          headers: { "content-type": "application/json" }
-        })
+        const post = (rawBody: string, contentType: string) =>
+          request(BASE, { method: "POST", token, rawBody, headers: { "content-type": contentType } })
+        const malformed = yield* post("{not json", "application/json")
         assert.strictEqual(malformed.status, 400)
         assert.match(malformed.json.timestamp, LOCAL)
-        const text = yield* request(BASE, {
-          method: "POST",
-          token,
-          rawBody: "title=x",
-          headers: { "content-type": "text/plain" }
-        })
+        const text = yield* post("title=x", "text/plain")
         assert.strictEqual(text.status, 415)
         assert.strictEqual(text.json.success, false)
-        const huge = yield* request(BASE, {
-          method: "POST",
-          token,
-          rawBody: JSON.stringify(challenge({ title: "x".repeat(300 * 1024) })),
-          headers: { "content-type": "application/json" }
-        })
+        const huge = yield* post(JSON.stringify(challenge({ title: "x".repeat(300 * 1024) })), "application/json")
         assert.strictEqual(huge.status, 413)
         assert.strictEqual(huge.json.status, 413)
       })

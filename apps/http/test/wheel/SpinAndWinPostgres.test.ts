@@ -1,7 +1,9 @@
 import { createHash, createHmac } from "node:crypto"
 import { assert, describe, layer } from "@effect/vitest"
+import * as CryptoWheelRandom from "@payments-gaming/adapters/wheel/CryptoWheelRandom"
 import type { UserId } from "@payments-gaming/domain/auth"
 import { Ledger } from "@payments-gaming/domain/ledger"
+import { concurrentSpins } from "@payments-gaming/domain/test/support/wheelFixtures"
 import { WheelTesting } from "@payments-gaming/domain/testing"
 import {
   defaultWheel,
@@ -18,17 +20,19 @@ import {
   WheelDefinition,
   WheelRepository
 } from "@payments-gaming/domain/wheel"
-import { BigDecimal, DateTime, Effect, Exit, Option, Redacted } from "effect"
+import { BigDecimal, DateTime, Effect, Option, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
 import { TestClock } from "effect/testing"
-import * as CryptoWheelRandom from "../../packages/adapters/src/wheel/CryptoWheelRandom.ts"
-import { wheelOnPostgres } from "./WheelDatabase.ts"
+import { wheelOnPostgres } from "../support/WheelDatabase.ts"
 
 const ROUND_SEED = Uint8Array.from({ length: 32 }, (_, index) => (index * 37 + 11) % 256)
 const ROUND = "2026-05-01"
 const atNoonLagos = TestClock.setTime(Date.parse("2026-05-01T11:00:00.000Z"))
 const user = (id: string) => id as UserId
 const key = (value: string) => value as IdempotencyKey
+
+/** The service, with the clock at noon in Lagos. */
+const serviceAtNoon = Effect.andThen(atNoonLagos, SpinAndWinService)
 
 /**
  * Runs a test body on a fresh TestClock. The database layer is built on the live clock (test
@@ -82,16 +86,9 @@ describe("spin-and-win on PostgreSQL", () => {
 
     it.effect("20 concurrent spins of one user: exactly one succeeds, 19 are AlreadySpun", () =>
       Effect.gen(function* () {
-        yield* atNoonLagos
+        const service = yield* serviceAtNoon
         const { userId, segment } = yield* playerLandingOn("racer", (s) => s.type === "coin")
-        const service = yield* SpinAndWinService
-        const exits = yield* Effect.forEach(Array.from({ length: 20 }), () => Effect.exit(service.spin(userId)), {
-          concurrency: "unbounded"
-        })
-        const won = exits.filter(Exit.isSuccess)
-        const errors = exits.flatMap((exit) => Option.toArray(Exit.findErrorOption(exit)))
-        assert.strictEqual(won.length, 1)
-        assert.strictEqual(errors.length, 19)
+        const errors = yield* concurrentSpins(service, userId)
         assert.isTrue(errors.every((error) => error._tag === "AlreadySpun" && error.round === ROUND))
         const sql = yield* SqlClient.SqlClient
         const [rows] = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM spins WHERE user_id = ${userId}`
@@ -103,9 +100,8 @@ describe("spin-and-win on PostgreSQL", () => {
 
     it.effect("the same Idempotency-Key twice gives the same result and one ledger movement", () =>
       Effect.gen(function* () {
-        yield* atNoonLagos
+        const service = yield* serviceAtNoon
         const { userId, segment } = yield* playerLandingOn("retrier", (s) => s.type === "coin")
-        const service = yield* SpinAndWinService
         const first = yield* service.spin(userId, key("8f1e6c1a-retry"))
         const second = yield* service.spin(userId, key("8f1e6c1a-retry"))
         assert.strictEqual(second.spinId, first.spinId)
@@ -132,8 +128,7 @@ describe("spin-and-win on PostgreSQL", () => {
 
     it.effect("a coin prize moves the coin balance, a cash prize the NGN cash balance", () =>
       Effect.gen(function* () {
-        yield* atNoonLagos
-        const service = yield* SpinAndWinService
+        const service = yield* serviceAtNoon
         const ledger = yield* Ledger
         const coin = yield* playerLandingOn("coin-winner", (s) => s.type === "coin")
         assert.strictEqual((yield* service.view(coin.userId)).coinBalance, 0)

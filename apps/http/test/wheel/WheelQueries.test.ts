@@ -13,7 +13,7 @@ import {
 import { DateTime, Effect, Exit, Option, Tracer } from "effect"
 import { SqlClient } from "effect/sql"
 import { TestClock } from "effect/testing"
-import { wheelOnPostgres } from "../wheel/WheelDatabase.ts"
+import { wheelOnPostgres } from "../support/WheelDatabase.ts"
 
 const user = (id: string) => id as UserId
 const FIRST_SEGMENT = defaultWheel("NGN").segments[0]!

@@ -1,6 +1,10 @@
 import { createHash, createHmac, randomUUID } from "node:crypto"
-import { assert, describe, layer } from "@effect/vitest"
+import { assert, describe } from "@effect/vitest"
+import * as SpinRepository from "@payments-gaming/adapters/postgres/SpinRepository"
+import * as WheelRoundSeeds from "@payments-gaming/adapters/postgres/WheelRoundSeeds"
+import * as NodeSeedCrypto from "@payments-gaming/adapters/wheel/NodeSeedCrypto"
 import type { UserId } from "@payments-gaming/domain/auth"
+import { unique } from "@payments-gaming/domain/test/support/fixtures"
 import {
   defaultWheel,
   drawFromBytes,
@@ -11,11 +15,7 @@ import {
   segmentAt
 } from "@payments-gaming/domain/wheel"
 import { DateTime, Effect, Option, Redacted } from "effect"
-import * as SpinRepository from "../../packages/adapters/src/postgres/SpinRepository.ts"
-import * as WheelRoundSeeds from "../../packages/adapters/src/postgres/WheelRoundSeeds.ts"
-import * as NodeSeedCrypto from "../../packages/adapters/src/wheel/NodeSeedCrypto.ts"
-import { unique } from "../banking/fixtures.ts"
-import { request, TestServer, tokenFor } from "../support/TestServer.ts"
+import { request, tokenFor, withTestServer } from "../support/TestServer.ts"
 
 const EXPECTED_SEGMENTS = [
   { id: "seg-₦50", label: "₦50", value: 50, type: "cash" },
@@ -91,7 +91,7 @@ const finishedRound = (round: string, players: ReadonlyArray<string>) =>
   })
 
 describe("spin-and-win over HTTP", () => {
-  layer(TestServer(), { timeout: "120 seconds", excludeTestServices: true })((it) => {
+  withTestServer("120 seconds")((it) => {
     it.effect("GET answers exactly the spec's shape: eight segments in order, epoch envelope, countdown", () =>
       Effect.gen(function* () {
         const response = yield* request("/v1/spin-and-win", { token: yield* tokenFor(unique("viewer")) })

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto"
+import { failure, type PushErrorCode, type PushGateway, type PushResult, success } from "@payments-gaming/domain/push"
 import { Duration, Effect } from "effect"
-import { failure, type PushErrorCode, type PushResult, success } from "../../../domain/src/push/Model.ts"
-import type { PushGateway } from "../../../domain/src/push/PushGateways.ts"
+import { answerWithin } from "../push/AnswerWithin.ts"
 import { ApnsClient, type ApnsDelivery } from "./ApnsClient.ts"
 
 export interface ApnsGatewayOptions {
@@ -86,11 +86,7 @@ export const make = Effect.fn("ApnsGateway.make")(function* (options: ApnsGatewa
       })
       .pipe(
         Effect.map((delivery) => toResult(delivery, id)),
-        Effect.timeoutOrElse({
-          duration: timeout,
-          orElse: () => Effect.succeed(failure("TIMEOUT", `APNs did not answer within ${Duration.format(timeout)}`))
-        }),
-        Effect.withSpan("ApnsGateway.send")
+        answerWithin(timeout, "APNs", "ApnsGateway.send")
       )
   }
 

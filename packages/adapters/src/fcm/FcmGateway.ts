@@ -1,6 +1,6 @@
+import { failure, type PushErrorCode, type PushGateway, success } from "@payments-gaming/domain/push"
 import { Duration, Effect } from "effect"
-import { failure, type PushErrorCode, success } from "../../../domain/src/push/Model.ts"
-import type { PushGateway } from "../../../domain/src/push/PushGateways.ts"
+import { answerWithin } from "../push/AnswerWithin.ts"
 import { FcmClient, type FcmSendError } from "./FcmClient.ts"
 
 export interface FcmGatewayOptions {
@@ -68,11 +68,7 @@ export const make = Effect.fn("FcmGateway.make")(function* (options: FcmGatewayO
       .pipe(
         Effect.map(success),
         Effect.catchTag("FcmSendError", (error) => Effect.succeed(failure(fcmErrorCode(error), error.message))),
-        Effect.timeoutOrElse({
-          duration: timeout,
-          orElse: () => Effect.succeed(failure("TIMEOUT", `FCM did not answer within ${Duration.format(timeout)}`))
-        }),
-        Effect.withSpan("FcmGateway.send")
+        answerWithin(timeout, "FCM", "FcmGateway.send")
       )
 
   const gateway: PushGateway = { name: "fcm", configured: true, send }

@@ -1,7 +1,6 @@
+import { DeliveryNotRecorded, type PushDeliveryAttempt, PushDeliveryLog } from "@payments-gaming/domain/push"
 import { DateTime, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
-import { DeliveryNotRecorded } from "../../../domain/src/push/Errors.ts"
-import { type PushDeliveryAttempt, PushDeliveryLog } from "../../../domain/src/push/PushDeliveryLog.ts"
 
 /** The delivery log in the `push_deliveries` table (migration 0005). */
 export const layer: Layer.Layer<PushDeliveryLog, never, SqlClient.SqlClient> = Layer.effect(

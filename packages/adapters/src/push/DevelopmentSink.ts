@@ -1,7 +1,6 @@
 import { randomUUID } from "node:crypto"
+import { failure, type PushGateway, type PushNotification, success, type TokenType } from "@payments-gaming/domain/push"
 import { Context, Effect, Layer, Ref } from "effect"
-import { failure, type PushNotification, success, type TokenType } from "../../../domain/src/push/Model.ts"
-import type { PushGateway } from "../../../domain/src/push/PushGateways.ts"
 
 /** A push the sink kept instead of sending. */
 export interface SunkPush {

@@ -1,5 +1,5 @@
+import { PushGateways } from "@payments-gaming/domain/push"
 import { Config, type Duration, Effect, Layer, Option, Schema } from "effect"
-import { PushGateways } from "../../../domain/src/push/PushGateways.ts"
 import { ApnsClient, type ApnsClientError, type ApnsClientOptions } from "../apns/ApnsClient.ts"
 import * as ApnsGateway from "../apns/ApnsGateway.ts"
 import { FcmClient, type FcmClientError, type FcmClientOptions } from "../fcm/FcmClient.ts"

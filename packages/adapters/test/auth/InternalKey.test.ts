@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Redacted } from "effect"
-import { make } from "../../packages/adapters/src/auth/InternalKey.ts"
+import { make } from "../../src/auth/InternalKey.ts"
 
 const KEY = "internal-key-0123456789"
 const verifier = make(Redacted.make(KEY))

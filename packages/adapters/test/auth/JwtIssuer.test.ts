@@ -1,9 +1,9 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Redacted } from "effect"
 import * as Jose from "jose"
-import { mint } from "../../packages/adapters/src/auth/JwtIssuer.ts"
-import { make } from "../../packages/adapters/src/auth/JwtVerifier.ts"
-import { nowSeconds, SECRET, type SettingsInput, settingsOf } from "./JwtFixtures.ts"
+import { mint } from "../../src/auth/JwtIssuer.ts"
+import { make } from "../../src/auth/JwtVerifier.ts"
+import { nowSeconds, SECRET, type SettingsInput, settingsOf } from "../support/JwtFixtures.ts"
 
 const verify = (input: SettingsInput, token: string) =>
   Effect.flatMap(make(settingsOf(input)), (verifier) => verifier.verify(Redacted.make(token)))

@@ -2,7 +2,7 @@ import { createHmac } from "node:crypto"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Redacted } from "effect"
 import * as Jose from "jose"
-import { make } from "../../packages/adapters/src/auth/JwtVerifier.ts"
+import { make } from "../../src/auth/JwtVerifier.ts"
 import {
   base64url,
   hmacKey,
@@ -13,7 +13,7 @@ import {
   type SignOptions,
   settingsOf,
   sign
-} from "./JwtFixtures.ts"
+} from "../support/JwtFixtures.ts"
 
 const verifyWith = (input: SettingsInput, token: string) =>
   Effect.flatMap(make(settingsOf(input)), (verifier) => verifier.verify(Redacted.make(token)))

@@ -2,7 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { CardBrandDetector, luhnCheckDigit } from "@payments-gaming/domain/cards"
 import creditCardType from "credit-card-type"
 import { Effect, Option, Redacted } from "effect"
-import { detectBrand, layer } from "../../packages/adapters/src/cards/CreditCardTypeBrandDetector.ts"
+import { detectBrand, layer } from "../../src/cards/CreditCardTypeBrandDetector.ts"
 
 const withCheckDigit = (payload: string) => payload + luhnCheckDigit(payload)
 

@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { CardFingerprinter } from "@payments-gaming/domain/cards"
 import { ConfigProvider, Effect, Layer, Redacted } from "effect"
-import * as HmacCardFingerprinter from "../../packages/adapters/src/cards/HmacCardFingerprinter.ts"
+import * as HmacCardFingerprinter from "../../src/cards/HmacCardFingerprinter.ts"
 
 const KEY = "k".repeat(HmacCardFingerprinter.MIN_KEY_LENGTH)
 

@@ -3,18 +3,15 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { assert, describe, it } from "@effect/vitest"
 import { Config, ConfigProvider, Duration, Effect, Layer, Option, Redacted } from "effect"
-import { jwtSettings } from "../../packages/adapters/src/auth/JwtConfig.ts"
-import * as DevSecrets from "../../packages/adapters/src/config/DevSecrets.ts"
-import { UnsafeConfiguration } from "../../packages/adapters/src/config/ProductionConfig.ts"
+import { jwtSettings } from "../../src/auth/JwtConfig.ts"
+import * as DevSecrets from "../../src/config/DevSecrets.ts"
+import { UnsafeConfiguration } from "../../src/config/ProductionConfig.ts"
+import { TEST_SECRETS } from "../support/TestSecrets.ts"
 
 const SECRETS = ["AUTH_JWT_SECRET", "INTERNAL_API_KEY", "WEBHOOK_SECRETS", "CARD_FINGERPRINT_KEY"] as const
 
-const ALL_SET = {
-  AUTH_JWT_SECRET: "configured-jwt-secret-of-at-least-32-bytes",
-  INTERNAL_API_KEY: "configured-internal-key-of-at-least-32-bytes",
-  WEBHOOK_SECRETS: "configured-webhook-a-of-at-least-32-bytes,configured-webhook-b-of-at-least-32-bytes",
-  CARD_FINGERPRINT_KEY: "configured-card-key-of-at-least-32-bytes"
-}
+/** Every secret configured: the suite's (each at least 32 bytes). */
+const ALL_SET = TEST_SECRETS
 
 /** A production environment that passes every check: the secrets and a database URL. */
 const PRODUCTION = { NODE_ENV: "production", DATABASE_URL: "postgres://postgres@db.test:5432/app", ...ALL_SET }

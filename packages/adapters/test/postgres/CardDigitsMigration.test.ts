@@ -1,24 +1,10 @@
 import { assert, describe, layer } from "@effect/vitest"
 import type { UserId } from "@payments-gaming/domain/auth"
 import { CardRepository } from "@payments-gaming/domain/cards"
-import { Effect, Layer, Redacted } from "effect"
-import * as Reactivity from "effect/reactivity/Reactivity"
-import { SqlClient } from "effect/sql"
-import { inject } from "vitest"
-import * as CardRepositoryPg from "../../packages/adapters/src/postgres/CardRepository.ts"
-import cardDigits from "../../packages/adapters/src/postgres/migrations/0009_card_digits.ts"
-import { migrations } from "../../packages/adapters/src/postgres/migrations/index.ts"
-import * as PostgresClient from "../../packages/adapters/src/postgres/PostgresClient.ts"
-import { freshDatabaseUrl } from "../support/TestDatabase.ts"
-
-/** A database with no migration applied: this test runs them itself, up to the one it checks. */
-const EmptyDatabase = Layer.unwrap(
-  Effect.gen(function* () {
-    if (inject("databaseMode") === "pglite") return PostgresClient.layer({ url: undefined, dataDir: undefined })
-    const url = yield* freshDatabaseUrl
-    return PostgresClient.layer({ url: Redacted.make(url), dataDir: undefined, maxConnections: 2 })
-  }).pipe(Effect.provide(Reactivity.layer))
-).pipe(Layer.orDie)
+import { Effect } from "effect"
+import * as CardRepositoryPg from "../../src/postgres/CardRepository.ts"
+import cardDigits from "../../src/postgres/migrations/0009_card_digits.ts"
+import { EmptyDatabase, migrateUpTo } from "../support/TestDatabase.ts"
 
 // Cards as `0003_cards` kept them: the first 6 digits of a number shorter than 16, the first 8
 // otherwise. [brand, first_digits, last4, deleted, the full number they came from]
@@ -36,10 +22,7 @@ describe("migration 0009_card_digits", () => {
   layer(EmptyDatabase, { timeout: "60 seconds", excludeTestServices: true })((it) => {
     it.effect("keeps only the digits the mask shows of cards written under the old schema", () =>
       Effect.gen(function* () {
-        const sql = yield* SqlClient.SqlClient
-        for (const [key, migration] of Object.entries(migrations).sort(([a], [b]) => (a < b ? -1 : 1))) {
-          if (key < "0009") yield* migration
-        }
+        const sql = yield* migrateUpTo("0009")
         yield* sql`INSERT INTO card_holders (user_id, active_cards) VALUES ('old-user', 5)`
         let second = 0
         for (const [brand, firstDigits, last4, deleted] of OLD_ROWS) {

@@ -2,33 +2,16 @@ import { assert, describe, layer } from "@effect/vitest"
 import type { UserId } from "@payments-gaming/domain/auth"
 import { Account, Ledger } from "@payments-gaming/domain/ledger"
 import { Money } from "@payments-gaming/domain/money"
-import { Effect, Exit, Layer, Redacted } from "effect"
-import * as Reactivity from "effect/reactivity/Reactivity"
-import { SqlClient } from "effect/sql"
-import { inject } from "vitest"
-import * as LedgerPostgres from "../../packages/adapters/src/postgres/LedgerPostgres.ts"
-import systemBalances from "../../packages/adapters/src/postgres/migrations/0007_ledger_system_balances.ts"
-import { migrations } from "../../packages/adapters/src/postgres/migrations/index.ts"
-import * as PostgresClient from "../../packages/adapters/src/postgres/PostgresClient.ts"
-import { freshDatabaseUrl } from "../support/TestDatabase.ts"
-
-/** A database with no migration applied: this test runs them itself, up to the one it checks. */
-const EmptyDatabase = Layer.unwrap(
-  Effect.gen(function* () {
-    if (inject("databaseMode") === "pglite") return PostgresClient.layer({ url: undefined, dataDir: undefined })
-    const url = yield* freshDatabaseUrl
-    return PostgresClient.layer({ url: Redacted.make(url), dataDir: undefined, maxConnections: 2 })
-  }).pipe(Effect.provide(Reactivity.layer))
-).pipe(Layer.orDie)
+import { Effect, Exit } from "effect"
+import * as LedgerPostgres from "../../src/postgres/LedgerPostgres.ts"
+import systemBalances from "../../src/postgres/migrations/0007_ledger_system_balances.ts"
+import { EmptyDatabase, migrateUpTo } from "../support/TestDatabase.ts"
 
 describe("migration 0007_ledger_system_balances", () => {
   layer(EmptyDatabase, { timeout: "60 seconds", excludeTestServices: true })((it) => {
     it.effect("turns kept system balances into sums of postings and keeps user balances", () =>
       Effect.gen(function* () {
-        const sql = yield* SqlClient.SqlClient
-        for (const [key, migration] of Object.entries(migrations).sort(([a], [b]) => (a < b ? -1 : 1))) {
-          if (key < "0007") yield* migration
-        }
+        const sql = yield* migrateUpTo("0007")
         // Books as the earlier schema kept them: every account with a running balance.
         yield* sql.withTransaction(
           Effect.gen(function* () {

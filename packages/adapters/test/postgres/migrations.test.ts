@@ -1,7 +1,7 @@
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
-import { runMigrations } from "../../packages/adapters/src/postgres/Migrations.ts"
+import { runMigrations } from "../../src/postgres/Migrations.ts"
 import { TestDatabase } from "../support/TestDatabase.ts"
 
 describe("migrations", () => {

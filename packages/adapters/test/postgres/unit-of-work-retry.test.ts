@@ -3,9 +3,9 @@ import { UnitOfWork } from "@payments-gaming/domain/ledger"
 import { Cause, Effect, Exit, Layer, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
 import { inject } from "vitest"
-import { isDatabaseUnavailable } from "../../packages/adapters/src/postgres/DatabaseUnavailable.ts"
-import * as LedgerUnitOfWork from "../../packages/adapters/src/postgres/LedgerUnitOfWork.ts"
-import * as PostgresClient from "../../packages/adapters/src/postgres/PostgresClient.ts"
+import { isDatabaseUnavailable } from "../../src/postgres/DatabaseUnavailable.ts"
+import * as LedgerUnitOfWork from "../../src/postgres/LedgerUnitOfWork.ts"
+import * as PostgresClient from "../../src/postgres/PostgresClient.ts"
 import { clientFor, freshDatabaseUrl } from "../support/TestDatabase.ts"
 
 /**
@@ -13,8 +13,10 @@ import { clientFor, freshDatabaseUrl } from "../support/TestDatabase.ts"
  * case kills the transaction's own backend with `pg_terminate_backend` from another connection at
  * a chosen moment, and counts how often the body ran and what was committed.
  */
+type Killer = Effect.Success<ReturnType<typeof clientFor>>
+
 const withUnitOfWork = <A, E>(
-  use: (killer: Effect.Success<ReturnType<typeof clientFor>>) => Effect.Effect<A, E, UnitOfWork | SqlClient.SqlClient>
+  use: (killer: Killer, uow: UnitOfWork["Service"]) => Effect.Effect<A, E, UnitOfWork | SqlClient.SqlClient>
 ) =>
   Effect.gen(function* () {
     const url = yield* freshDatabaseUrl
@@ -26,11 +28,15 @@ const withUnitOfWork = <A, E>(
       Effect.gen(function* () {
         const sql = yield* SqlClient.SqlClient
         yield* sql`CREATE TABLE units (attempt int NOT NULL)`
-        return yield* use(killer)
+        return yield* use(killer, yield* UnitOfWork)
       }),
       layer
     )
   })
+
+/** Records one run of a body (NULL breaks the table's NOT NULL: a failure that is no lost connection). */
+const record = (attempt: number | null) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) => Effect.orDie(sql`INSERT INTO units (attempt) VALUES (${attempt})`))
 
 const committed = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
@@ -43,78 +49,80 @@ const ownPid = Effect.gen(function* () {
   return row!.pid
 })
 
+/** Kills the connection of the transaction running now, from `killer`'s, and gives the kill time to land. */
+const killOwnConnection = (killer: Killer) =>
+  Effect.gen(function* () {
+    yield* Effect.orDie(killer`SELECT pg_terminate_backend(${yield* Effect.orDie(ownPid)})`)
+    yield* Effect.sleep("100 millis")
+  })
+
+/** The exit of a unit of work whose body fails, which must have run exactly once (no retry). */
+const runOnce = <E, R>(uow: UnitOfWork["Service"], body: (attempt: number) => Effect.Effect<void, E, R>) =>
+  Effect.gen(function* () {
+    let attempts = 0
+    const exit = yield* Effect.exit(uow.transaction(Effect.suspend(() => body(++attempts))))
+    assert.strictEqual(attempts, 1)
+    return exit
+  })
+
 const killedDefect = (exit: Exit.Exit<unknown, unknown>) =>
   Exit.isFailure(exit) &&
   exit.cause.reasons.some((reason) => Cause.isDieReason(reason) && isDatabaseUnavailable(reason.defect))
 
 describe.runIf(inject("databaseMode") === "postgres")("UnitOfWork on a connection that drops", () => {
-  it.live("killed between two statements: run again on a fresh connection, committed once", () =>
-    withUnitOfWork((killer) =>
-      Effect.gen(function* () {
-        const sql = yield* SqlClient.SqlClient
-        const uow = yield* UnitOfWork
-        let attempts = 0
-        yield* uow.transaction(
-          Effect.gen(function* () {
-            const attempt = ++attempts
-            yield* Effect.orDie(sql`INSERT INTO units (attempt) VALUES (${attempt})`)
-            if (attempt === 1) {
-              yield* Effect.orDie(killer`SELECT pg_terminate_backend(${yield* Effect.orDie(ownPid)})`)
-              yield* Effect.sleep("100 millis")
-            }
-            // On the killed connection this fails with the server's FATAL (57P01).
-            yield* Effect.orDie(sql`SELECT 1`)
-          })
-        )
-        assert.strictEqual(attempts, 2)
-        assert.deepStrictEqual(yield* Effect.orDie(committed), [2])
-      })
-    )
-  )
-
-  it.live("killed during a statement: run again, committed once", () =>
-    withUnitOfWork((killer) =>
-      Effect.gen(function* () {
-        const sql = yield* SqlClient.SqlClient
-        const uow = yield* UnitOfWork
-        let attempts = 0
-        yield* uow.transaction(
-          Effect.gen(function* () {
-            const attempt = ++attempts
-            yield* Effect.orDie(sql`INSERT INTO units (attempt) VALUES (${attempt})`)
-            if (attempt === 1) {
-              const pid = yield* Effect.orDie(ownPid)
-              yield* Effect.forkChild(
-                Effect.delay(Effect.orDie(killer`SELECT pg_terminate_backend(${pid})`), "200 millis")
-              )
-              // Running when the connection closes: "PgConnection: Connection closed".
-              yield* Effect.orDie(sql`SELECT pg_sleep(2)`)
-            }
-          })
-        )
-        assert.strictEqual(attempts, 2)
-        assert.deepStrictEqual(yield* Effect.orDie(committed), [2])
-      })
-    )
-  )
-
-  it.live("killed once the body is done, so its COMMIT fails: not run again (the outcome could be unknown)", () =>
-    withUnitOfWork((killer) =>
-      Effect.gen(function* () {
-        const sql = yield* SqlClient.SqlClient
-        const uow = yield* UnitOfWork
-        let attempts = 0
-        const exit = yield* Effect.exit(
-          uow.transaction(
+  // The body records its run, then `afterRecord` cuts the connection of its first run.
+  const cases: ReadonlyArray<
+    readonly [string, (killer: Killer, attempt: number) => Effect.Effect<void, never, SqlClient.SqlClient>]
+  > = [
+    [
+      "killed between two statements: run again on a fresh connection, committed once",
+      (killer, attempt) =>
+        Effect.gen(function* () {
+          if (attempt === 1) yield* killOwnConnection(killer)
+          // On the killed connection this fails with the server's FATAL (57P01).
+          yield* Effect.orDie(Effect.flatMap(SqlClient.SqlClient, (sql) => sql`SELECT 1`))
+        })
+    ],
+    [
+      "killed during a statement: run again, committed once",
+      (killer, attempt) =>
+        Effect.gen(function* () {
+          if (attempt !== 1) return
+          const pid = yield* Effect.orDie(ownPid)
+          yield* Effect.forkChild(Effect.delay(Effect.orDie(killer`SELECT pg_terminate_backend(${pid})`), "200 millis"))
+          // Running when the connection closes: "PgConnection: Connection closed".
+          yield* Effect.orDie(Effect.flatMap(SqlClient.SqlClient, (sql) => sql`SELECT pg_sleep(2)`))
+        })
+    ]
+  ]
+  for (const [title, afterRecord] of cases) {
+    it.live(title, () =>
+      withUnitOfWork((killer, uow) =>
+        Effect.gen(function* () {
+          let attempts = 0
+          yield* uow.transaction(
             Effect.gen(function* () {
               const attempt = ++attempts
-              yield* Effect.orDie(sql`INSERT INTO units (attempt) VALUES (${attempt})`)
-              yield* Effect.orDie(killer`SELECT pg_terminate_backend(${yield* Effect.orDie(ownPid)})`)
-              yield* Effect.sleep("100 millis")
+              yield* record(attempt)
+              yield* afterRecord(killer, attempt)
             })
           )
+          assert.strictEqual(attempts, 2)
+          assert.deepStrictEqual(yield* Effect.orDie(committed), [2])
+        })
+      )
+    )
+  }
+
+  it.live("killed once the body is done, so its COMMIT fails: not run again (the outcome could be unknown)", () =>
+    withUnitOfWork((killer, uow) =>
+      Effect.gen(function* () {
+        const exit = yield* runOnce(uow, (attempt) =>
+          Effect.gen(function* () {
+            yield* record(attempt)
+            yield* killOwnConnection(killer)
+          })
         )
-        assert.strictEqual(attempts, 1)
         assert.isTrue(killedDefect(exit), String(exit))
         // Here the kill came before COMMIT was sent, so nothing committed; the unit of work cannot
         // tell that from a COMMIT cut after the server committed, and so does not retry either.
@@ -124,24 +132,19 @@ describe.runIf(inject("databaseMode") === "postgres")("UnitOfWork on a connectio
   )
 
   it.live("a nested unit's lost connection runs the outermost unit again", () =>
-    withUnitOfWork((killer) =>
+    withUnitOfWork((killer, uow) =>
       Effect.gen(function* () {
-        const sql = yield* SqlClient.SqlClient
-        const uow = yield* UnitOfWork
         let outer = 0
         let inner = 0
         yield* uow.transaction(
           Effect.gen(function* () {
             const attempt = ++outer
-            yield* Effect.orDie(sql`INSERT INTO units (attempt) VALUES (${attempt})`)
+            yield* record(attempt)
             yield* uow.transaction(
               Effect.gen(function* () {
                 inner++
-                if (attempt === 1) {
-                  yield* Effect.orDie(killer`SELECT pg_terminate_backend(${yield* Effect.orDie(ownPid)})`)
-                  yield* Effect.sleep("100 millis")
-                }
-                yield* Effect.orDie(sql`INSERT INTO units (attempt) VALUES (${attempt * 10})`)
+                if (attempt === 1) yield* killOwnConnection(killer)
+                yield* record(attempt * 10)
               })
             )
           })
@@ -153,20 +156,9 @@ describe.runIf(inject("databaseMode") === "postgres")("UnitOfWork on a connectio
   )
 
   it.live("a failure that is not a lost connection is not run again", () =>
-    withUnitOfWork(() =>
+    withUnitOfWork((_, uow) =>
       Effect.gen(function* () {
-        const sql = yield* SqlClient.SqlClient
-        const uow = yield* UnitOfWork
-        let attempts = 0
-        const exit = yield* Effect.exit(
-          uow.transaction(
-            Effect.gen(function* () {
-              attempts++
-              yield* Effect.orDie(sql`INSERT INTO units (attempt) VALUES (NULL)`)
-            })
-          )
-        )
-        assert.strictEqual(attempts, 1)
+        const exit = yield* runOnce(uow, () => record(null))
         assert.isTrue(Exit.isFailure(exit))
         assert.isFalse(killedDefect(exit))
       })

@@ -1,12 +1,12 @@
 import { createPublicKey } from "node:crypto"
 import net from "node:net"
 import { assert, describe, it, layer } from "@effect/vitest"
+import type { PushErrorCode, PushNotification } from "@payments-gaming/domain/push"
 import { Effect, Layer } from "effect"
 import { decodeProtectedHeader, jwtVerify } from "jose"
-import { ApnsClient } from "../../packages/adapters/src/apns/ApnsClient.ts"
-import * as ApnsGateway from "../../packages/adapters/src/apns/ApnsGateway.ts"
-import type { PushErrorCode, PushNotification } from "../../packages/domain/src/push/Model.ts"
-import { FakeApnsServer } from "./support/FakeApnsServer.ts"
+import { ApnsClient } from "../../src/apns/ApnsClient.ts"
+import * as ApnsGateway from "../../src/apns/ApnsGateway.ts"
+import { FakeApnsServer } from "../support/FakeApnsServer.ts"
 
 const KEY_ID = "ABC123DEFG"
 const TEAM_ID = "DEF123GHIJ"
@@ -242,30 +242,14 @@ describe("ApnsGateway without a reachable APNs", () => {
     it.effect("fails to start with a missing key file or a key that cannot sign ES256", () =>
       Effect.gen(function* () {
         const fake = yield* FakeApnsServer
-        const missing = yield* ApnsClient.useSync((client) => client).pipe(
-          Effect.provide(
-            ApnsClient.layer({
-              keyPath: `${fake.certificates.dir}/missing.p8`,
-              keyId: KEY_ID,
-              teamId: TEAM_ID,
-              production: false
-            })
-          ),
-          Effect.flip
-        )
+        const startingWith = (keyPath: string) =>
+          ApnsClient.useSync((client) => client).pipe(
+            Effect.provide(ApnsClient.layer({ keyPath, keyId: KEY_ID, teamId: TEAM_ID, production: false })),
+            Effect.flip
+          )
+        const missing = yield* startingWith(`${fake.certificates.dir}/missing.p8`)
         assert.match(missing.message, /^Cannot read the APNs key/)
-
-        const notAKey = yield* ApnsClient.useSync((client) => client).pipe(
-          Effect.provide(
-            ApnsClient.layer({
-              keyPath: `${fake.certificates.dir}/ca.crt`,
-              keyId: KEY_ID,
-              teamId: TEAM_ID,
-              production: false
-            })
-          ),
-          Effect.flip
-        )
+        const notAKey = yield* startingWith(`${fake.certificates.dir}/ca.crt`)
         assert.match(notAKey.message, /^Cannot start the APNs client/)
       })
     )

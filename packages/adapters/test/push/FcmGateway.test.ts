@@ -1,12 +1,12 @@
 import { writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { assert, describe, it, layer } from "@effect/vitest"
+import type { PushErrorCode, PushNotification } from "@payments-gaming/domain/push"
 import { Effect, Layer } from "effect"
-import { FcmClient } from "../../packages/adapters/src/fcm/FcmClient.ts"
-import * as FcmGateway from "../../packages/adapters/src/fcm/FcmGateway.ts"
-import type { PushErrorCode, PushNotification } from "../../packages/domain/src/push/Model.ts"
-import { FakeFcmServer, type FcmReply, fcmError } from "./support/FakeFcmServer.ts"
-import { makeTestCertificates } from "./support/TestCertificates.ts"
+import { FcmClient } from "../../src/fcm/FcmClient.ts"
+import * as FcmGateway from "../../src/fcm/FcmGateway.ts"
+import { FakeFcmServer, type FcmReply, fcmError } from "../support/FakeFcmServer.ts"
+import { makeTestCertificates } from "../support/TestCertificates.ts"
 
 const PROJECT_ID = "test-project"
 
@@ -22,6 +22,15 @@ const notification: PushNotification = {
   body: "Your transfer arrived",
   data: { notificationId: "n-42", templateCode: "TRANSFER_IN" }
 }
+
+/** The body FCM must receive for `notification` to `token`. */
+const sentBody = (token: string) => ({
+  message: {
+    token,
+    notification: { title: "Hello", body: "Your transfer arrived" },
+    data: { notificationId: "n-42", templateCode: "TRANSFER_IN" }
+  }
+})
 
 let tokenCounter = 0
 const freshToken = (label: string) => `fcm-${label}-${++tokenCounter}`
@@ -184,13 +193,7 @@ describe("FcmGateway with the real firebase-admin against a loopback FCM", () =>
         assert.strictEqual(requests[0]?.method, "POST")
         assert.strictEqual(requests[0]?.path, `/v1/projects/${PROJECT_ID}/messages:send`)
         assert.strictEqual(requests[0]?.authorization, "Bearer test-access-token")
-        assert.deepStrictEqual(requests[0]?.body, {
-          message: {
-            token,
-            notification: { title: "Hello", body: "Your transfer arrived" },
-            data: { notificationId: "n-42", templateCode: "TRANSFER_IN" }
-          }
-        })
+        assert.deepStrictEqual(requests[0]?.body, sentBody(token))
       })
     )
 
@@ -227,13 +230,7 @@ describe("FcmGateway with the real firebase-admin against a loopback FCM", () =>
 
           const requests = fake.requestsFor(token)
           assert.strictEqual(requests.length, testCase.requests ?? 1)
-          assert.deepStrictEqual(requests[0]?.body, {
-            message: {
-              token,
-              notification: { title: "Hello", body: "Your transfer arrived" },
-              data: { notificationId: "n-42", templateCode: "TRANSFER_IN" }
-            }
-          })
+          assert.deepStrictEqual(requests[0]?.body, sentBody(token))
         })
       )
     }

@@ -1,9 +1,9 @@
 import { assert, describe, it } from "@effect/vitest"
+import { PushGateways } from "@payments-gaming/domain/push"
 import { ConfigProvider, Effect, Layer, Logger } from "effect"
-import { DevelopmentSink } from "../../packages/adapters/src/push/DevelopmentSink.ts"
-import * as PushGatewaysLive from "../../packages/adapters/src/push/PushGatewaysLive.ts"
-import { PushGateways } from "../../packages/domain/src/push/PushGateways.ts"
-import { makeTestCertificates } from "./support/TestCertificates.ts"
+import { DevelopmentSink } from "../../src/push/DevelopmentSink.ts"
+import * as PushGatewaysLive from "../../src/push/PushGatewaysLive.ts"
+import { makeTestCertificates } from "../support/TestCertificates.ts"
 
 const notification = { title: "Hi", body: "There", data: { notificationId: "n-1" } }
 

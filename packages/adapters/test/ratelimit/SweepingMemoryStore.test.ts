@@ -2,7 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Duration, Effect, Exit } from "effect"
 import { RateLimiter } from "effect/persistence"
 import { TestClock } from "effect/testing"
-import * as SweepingMemoryStore from "../../packages/adapters/src/ratelimit/SweepingMemoryStore.ts"
+import * as SweepingMemoryStore from "../../src/ratelimit/SweepingMemoryStore.ts"
 
 /** A RateLimiter on a fresh store, and the store's number of counters. */
 const setup = Effect.gen(function* () {

@@ -1,9 +1,9 @@
 import { createHmac } from "node:crypto"
 import { assert, describe, it } from "@effect/vitest"
 import { WebhookVerifier } from "@payments-gaming/domain/banking"
+import { exampleBytes } from "@payments-gaming/domain/test/support/fixtures"
 import { ConfigProvider, Effect, Exit, Layer, Redacted } from "effect"
-import * as WebhookSignature from "../../packages/adapters/src/signature/WebhookSignature.ts"
-import { exampleBytes } from "./fixtures.ts"
+import * as WebhookSignature from "../../src/signature/WebhookSignature.ts"
 
 const current = "whsec-current-0123456789abcdef"
 const previous = "whsec-previous-fedcba9876543210"

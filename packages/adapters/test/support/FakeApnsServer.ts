@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto"
-import { once } from "node:events"
 import http2 from "node:http2"
 import type { AddressInfo } from "node:net"
 import { Context, Effect, Layer } from "effect"
-import { makeTestCertificates, type TestCertificates } from "./TestCertificates.ts"
+import { type FakePushServer, listenOnLoopback, recordingByToken } from "./RecordingServer.ts"
+import { makeTestCertificates } from "./TestCertificates.ts"
 
 /** What the fake saw of one request. */
 export interface ApnsRequest {
@@ -20,21 +20,14 @@ export type ApnsReply =
   | "hang"
 
 /** A loopback HTTP/2 server speaking the APNs provider API (`POST /3/device/<token>`). */
-export class FakeApnsServer extends Context.Service<
-  FakeApnsServer,
-  {
-    readonly port: number
-    readonly certificates: TestCertificates
-    readonly requestsFor: (token: string) => ReadonlyArray<ApnsRequest>
-    readonly replyTo: (token: string, reply: ApnsReply) => void
-  }
->()("test/push/FakeApnsServer") {
+export class FakeApnsServer extends Context.Service<FakeApnsServer, FakePushServer<ApnsRequest, ApnsReply>>()(
+  "adapters/test/FakeApnsServer"
+) {
   static readonly layer = Layer.effect(
     FakeApnsServer,
     Effect.gen(function* () {
       const certificates = yield* makeTestCertificates
-      const requests: Array<ApnsRequest & { readonly token: string }> = []
-      const replies = new Map<string, ApnsReply>()
+      const recording = recordingByToken<ApnsRequest, ApnsReply>()
 
       const server = http2.createSecureServer({ key: certificates.serverKeyPem, cert: certificates.serverCertPem })
       server.on("stream", (stream, headers) => {
@@ -44,14 +37,13 @@ export class FakeApnsServer extends Context.Service<
           const path = headers[":path"]
           const token = /^\/3\/device\/(.*)$/.exec(path ?? "")?.[1] ?? ""
           const text = Buffer.concat(chunks).toString("utf8")
-          requests.push({
-            token,
+          recording.record(token, {
             method: headers[":method"],
             path,
             headers,
             body: text === "" ? null : JSON.parse(text)
           })
-          const reply = replies.get(token)
+          const reply = recording.replyFor(token)
           if (reply === "hang") return
           // Like APNs: echo the request's apns-id, or make one up.
           const requestedId = headers["apns-id"]
@@ -81,25 +73,15 @@ export class FakeApnsServer extends Context.Service<
         session.on("close", () => sessions.delete(session))
       })
 
-      yield* Effect.acquireRelease(
-        Effect.promise(async () => {
-          server.listen(0, "127.0.0.1")
-          await once(server, "listening")
-        }),
-        () =>
-          Effect.promise(async () => {
-            for (const session of sessions) session.destroy()
-            await new Promise((resolve) => server.close(resolve))
-          })
-      )
+      yield* listenOnLoopback(server, () => {
+        for (const session of sessions) session.destroy()
+      })
 
       return FakeApnsServer.of({
         port: (server.address() as AddressInfo).port,
         certificates,
-        requestsFor: (token) => requests.filter((request) => request.token === token),
-        replyTo: (token, reply) => {
-          replies.set(token, reply)
-        }
+        requestsFor: recording.requestsFor,
+        replyTo: recording.replyTo
       })
     })
   )

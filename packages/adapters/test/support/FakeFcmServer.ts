@@ -1,10 +1,10 @@
-import { once } from "node:events"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import https from "node:https"
 import type { AddressInfo } from "node:net"
 import tls from "node:tls"
 import { Context, Effect, Layer } from "effect"
-import { makeTestCertificates, type TestCertificates } from "./TestCertificates.ts"
+import { type FakePushServer, listenOnLoopback, recordingByToken } from "./RecordingServer.ts"
+import { makeTestCertificates } from "./TestCertificates.ts"
 
 /** What the fake saw of one request. */
 export interface FcmRequest {
@@ -41,21 +41,13 @@ export const fcmError = (code: number, status: string, message: string, errorCod
  */
 export class FakeFcmServer extends Context.Service<
   FakeFcmServer,
-  {
-    readonly port: number
-    readonly agent: https.Agent
-    readonly certificates: TestCertificates
-    /** Every request received for a token, in order. */
-    readonly requestsFor: (token: string) => ReadonlyArray<FcmRequest>
-    readonly replyTo: (token: string, reply: FcmReply) => void
-  }
->()("test/push/FakeFcmServer") {
+  FakePushServer<FcmRequest, FcmReply> & { readonly agent: https.Agent }
+>()("adapters/test/FakeFcmServer") {
   static readonly layer = Layer.effect(
     FakeFcmServer,
     Effect.gen(function* () {
       const certificates = yield* makeTestCertificates
-      const requests: Array<FcmRequest & { readonly token: string }> = []
-      const replies = new Map<string, FcmReply>()
+      const recording = recordingByToken<FcmRequest, FcmReply>()
       let sent = 0
 
       const handle = async (request: IncomingMessage, response: ServerResponse) => {
@@ -63,14 +55,13 @@ export class FakeFcmServer extends Context.Service<
         for await (const chunk of request) chunks.push(chunk as Buffer)
         const body: unknown = JSON.parse(Buffer.concat(chunks).toString("utf8") || "null")
         const token = (body as { message?: { token?: string } } | null)?.message?.token ?? ""
-        requests.push({
-          token,
+        recording.record(token, {
           method: request.method,
           path: request.url,
           authorization: request.headers.authorization,
           body
         })
-        const reply = replies.get(token)
+        const reply = recording.replyFor(token)
         if (reply === "hang") return
         if (reply === undefined) {
           const projectId = /^\/v1\/projects\/([^/]+)\/messages:send$/.exec(request.url ?? "")?.[1] ?? "unknown"
@@ -92,17 +83,7 @@ export class FakeFcmServer extends Context.Service<
           handle(req, res).catch(() => res.destroy())
         }
       )
-      yield* Effect.acquireRelease(
-        Effect.promise(async () => {
-          server.listen(0, "127.0.0.1")
-          await once(server, "listening")
-        }),
-        () =>
-          Effect.promise(async () => {
-            server.closeAllConnections()
-            await new Promise((resolve) => server.close(resolve))
-          })
-      )
+      yield* listenOnLoopback(server, () => server.closeAllConnections())
       const port = (server.address() as AddressInfo).port
 
       // Whatever host firebase-admin asks for, connect to the fake; TLS still checks the name.
@@ -126,10 +107,8 @@ export class FakeFcmServer extends Context.Service<
         port,
         agent,
         certificates,
-        requestsFor: (token) => requests.filter((request) => request.token === token),
-        replyTo: (token, reply) => {
-          replies.set(token, reply)
-        }
+        requestsFor: recording.requestsFor,
+        replyTo: recording.replyTo
       })
     })
   )

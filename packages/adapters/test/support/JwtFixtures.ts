@@ -2,9 +2,11 @@ import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import { Duration, Effect, Option, Redacted } from "effect"
 import * as Jose from "jose"
-import { DEFAULT_MAX_TOKEN_TTL, type JwtSettings } from "../../packages/adapters/src/auth/JwtConfig.ts"
+import { DEFAULT_MAX_TOKEN_TTL, type JwtSettings } from "../../src/auth/JwtConfig.ts"
+import { TEST_SECRETS } from "./TestSecrets.ts"
 
-export const SECRET = "auth-test-secret-of-at-least-32-bytes!"
+/** The suite's HS256 secret. */
+export const SECRET = TEST_SECRETS.AUTH_JWT_SECRET
 
 export interface SettingsInput {
   readonly secret?: string

@@ -1,10 +1,11 @@
 import { PgClient } from "@effect/sql-pg"
 import { Effect, Layer, Redacted } from "effect"
 import * as Reactivity from "effect/reactivity/Reactivity"
-import type { SqlClient } from "effect/sql"
+import { SqlClient } from "effect/sql"
 import { inject } from "vitest"
-import { runMigrations } from "../../packages/adapters/src/postgres/Migrations.ts"
-import * as PostgresClient from "../../packages/adapters/src/postgres/PostgresClient.ts"
+import { runMigrations } from "../../src/postgres/Migrations.ts"
+import { migrations } from "../../src/postgres/migrations/index.ts"
+import * as PostgresClient from "../../src/postgres/PostgresClient.ts"
 
 let counter = 0
 
@@ -51,3 +52,24 @@ export const TestDatabase: Layer.Layer<PgClient.PgClient | SqlClient.SqlClient> 
 /** A one-connection client on `url`, for tests that inspect a database another process wrote. */
 export const clientFor = (url: string) =>
   PgClient.make({ url: Redacted.make(url), maxConnections: 1 }).pipe(Effect.provide(Reactivity.layer))
+
+/** A database with no migration applied, for a test that runs them itself up to the one it checks. */
+export const EmptyDatabase = Layer.unwrap(
+  Effect.gen(function* () {
+    if (inject("databaseMode") === "pglite") return PostgresClient.layer({ url: undefined, dataDir: undefined })
+    const url = yield* freshDatabaseUrl
+    return PostgresClient.layer({ url: Redacted.make(url), dataDir: undefined, maxConnections: 2 })
+  }).pipe(Effect.provide(Reactivity.layer))
+).pipe(Layer.orDie)
+
+/**
+ * Runs, in order, every migration whose key sorts before `key`: the schema just before that
+ * migration. Gives the client to write rows as the older schema kept them.
+ */
+export const migrateUpTo = (key: string) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const before = Object.entries(migrations).filter(([name]) => name < key)
+    for (const [, migration] of before.sort(([a], [b]) => (a < b ? -1 : 1))) yield* migration
+    return sql
+  })

@@ -2,7 +2,7 @@ import { createHash, createHmac, randomBytes } from "node:crypto"
 import { assert, describe, it } from "@effect/vitest"
 import { defaultWheel, ProvablyFair, segmentIndexAt } from "@payments-gaming/domain/wheel"
 import { Effect } from "effect"
-import * as NodeSeedCrypto from "../../packages/adapters/src/wheel/NodeSeedCrypto.ts"
+import * as NodeSeedCrypto from "../../src/wheel/NodeSeedCrypto.ts"
 
 const DRAWS = 100_000
 const SEEDS = 100

@@ -3,9 +3,9 @@ import { WheelTesting } from "@payments-gaming/domain/testing"
 import { SeedCrypto, WheelRandom, WheelSettings } from "@payments-gaming/domain/wheel"
 import { ConfigProvider, DateTime, Effect, Exit, Layer } from "effect"
 import fc from "fast-check"
-import * as CryptoWheelRandom from "../../packages/adapters/src/wheel/CryptoWheelRandom.ts"
-import * as NodeSeedCrypto from "../../packages/adapters/src/wheel/NodeSeedCrypto.ts"
-import * as WheelSettingsConfig from "../../packages/adapters/src/wheel/WheelSettingsConfig.ts"
+import * as CryptoWheelRandom from "../../src/wheel/CryptoWheelRandom.ts"
+import * as NodeSeedCrypto from "../../src/wheel/NodeSeedCrypto.ts"
+import * as WheelSettingsConfig from "../../src/wheel/WheelSettingsConfig.ts"
 
 const hex = (data: Uint8Array) => Buffer.from(data).toString("hex")
 

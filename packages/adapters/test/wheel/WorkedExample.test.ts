@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { acceptanceLimit, defaultWheel, drawFromBytes, ProvablyFair, segmentAt } from "@payments-gaming/domain/wheel"
 import { Effect, Option } from "effect"
-import * as NodeSeedCrypto from "../../packages/adapters/src/wheel/NodeSeedCrypto.ts"
+import * as NodeSeedCrypto from "../../src/wheel/NodeSeedCrypto.ts"
 
 // The numbers of the worked example in docs/provably-fair.md; if this fails, the document is wrong.
 const SEED = "9f1c2b7e5a3d4c6f8e0b1a2d3c4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"

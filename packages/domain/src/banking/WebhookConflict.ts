@@ -11,6 +11,20 @@ export interface FieldDifference {
 
 type Value = string | BigDecimal.BigDecimal | undefined
 
+/** The fields every event that moves money has: its type, event, status, currency and amounts. */
+const envelopeAndAmounts = (
+  payload: Exclude<DecodedWebhook, { readonly kind: "ignored" }>["payload"]
+): Array<readonly [string, Value]> => [
+  ["type", payload.type],
+  ["event", payload.event],
+  ["data.type", payload.data.type],
+  ["data.status", payload.data.status],
+  ["data.currency", payload.data.currency],
+  ["data.amount", payload.data.amount],
+  ["data.fee", payload.data.fee],
+  ["data.settled_amount", payload.data.settled_amount]
+]
+
 /**
  * The fields that decide what an event does to money: exactly those the rules in WebhookRules read
  * (envelope type and event, data.type and data.status, currency, amount, fee, settled_amount, and
@@ -23,32 +37,11 @@ const moneyFields = (event: DecodedWebhook): ReadonlyArray<readonly [string, Val
     case "ignored":
       return []
     case "virtualaccount.credit": {
-      const { payload } = event
-      return [
-        ["type", payload.type],
-        ["event", payload.event],
-        ["data.type", payload.data.type],
-        ["data.status", payload.data.status],
-        ["data.currency", payload.data.currency],
-        ["data.amount", payload.data.amount],
-        ["data.fee", payload.data.fee],
-        ["data.settled_amount", payload.data.settled_amount],
-        ["account", creditAccountNumber(payload)]
-      ]
+      return [...envelopeAndAmounts(event.payload), ["account", creditAccountNumber(event.payload)]]
     }
     case "transfer.success":
     case "transfer.failed": {
-      const { payload } = event
-      return [
-        ["type", payload.type],
-        ["event", payload.event],
-        ["data.type", payload.data.type],
-        ["data.status", payload.data.status],
-        ["data.currency", payload.data.currency],
-        ["data.amount", payload.data.amount],
-        ["data.fee", payload.data.fee],
-        ["data.settled_amount", payload.data.settled_amount]
-      ]
+      return envelopeAndAmounts(event.payload)
     }
   }
 }

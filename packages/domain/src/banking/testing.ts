@@ -27,6 +27,23 @@ const newestFirst = <Row extends ListingPosition>(rows: ReadonlyArray<Row>, afte
     .sort((a, b) => b.receivedAt.getTime() - a.receivedAt.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
 }
 
+/** The row under `key`, or a new one made at the current time: what an INSERT … ON CONFLICT DO NOTHING finds. */
+const insertOnce = <Row>(
+  db: MemoryDatabase["Service"],
+  table: Map<string, Row>,
+  key: string,
+  make: (at: Date) => Row
+) =>
+  db.atomically(
+    Effect.gen(function* () {
+      const existing = table.get(key)
+      if (existing !== undefined) return { created: false, row: existing }
+      const row = make(new Date(yield* Effect.clockWith((c) => c.currentTimeMillis)))
+      table.set(key, row)
+      return { created: true, row }
+    })
+  )
+
 interface EventRow {
   readonly event: WebhookEvent
   readonly sequence: number
@@ -140,17 +157,9 @@ export const layerMemoryVirtualAccounts = Layer.effect(
     const accounts = db.table<VirtualAccount>("banking.virtual_accounts")
     return VirtualAccounts.of({
       insert: (input) =>
-        db.atomically(
-          Effect.gen(function* () {
-            const existing = accounts.get(input.accountNumber)
-            if (existing !== undefined) return { created: false, account: existing }
-            const account: VirtualAccount = {
-              ...input,
-              createdAt: new Date(yield* Effect.clockWith((c) => c.currentTimeMillis))
-            }
-            accounts.set(account.accountNumber, account)
-            return { created: true, account }
-          })
+        Effect.map(
+          insertOnce(db, accounts, input.accountNumber, (at): VirtualAccount => ({ ...input, createdAt: at })),
+          ({ created, row }) => ({ created, account: row })
         ),
       find: (accountNumber) => db.atomically(Effect.sync(() => Option.fromUndefinedOr(accounts.get(accountNumber))))
     })
@@ -166,15 +175,14 @@ export const layerMemoryTransfers = Layer.effect(
       db.atomically(Effect.sync(() => Option.fromUndefinedOr(transfers.get(reference))))
     return Transfers.of({
       insert: (input) =>
-        db.atomically(
-          Effect.gen(function* () {
-            const existing = transfers.get(input.reference)
-            if (existing !== undefined) return { created: false, transfer: existing }
-            const at = new Date(yield* Effect.clockWith((c) => c.currentTimeMillis))
-            const transfer: Transfer = { ...input, status: "PENDING", createdAt: at, updatedAt: at }
-            transfers.set(transfer.reference, transfer)
-            return { created: true, transfer }
-          })
+        Effect.map(
+          insertOnce(
+            db,
+            transfers,
+            input.reference,
+            (at): Transfer => ({ ...input, status: "PENDING", createdAt: at, updatedAt: at })
+          ),
+          ({ created, row }) => ({ created, transfer: row })
         ),
       find,
       findForUpdate: find,

@@ -8,13 +8,16 @@ import * as LedgerTransaction from "./LedgerTransaction.ts"
 
 type Built = Result.Result<LedgerTransaction.LedgerTransaction, InvalidTransaction>
 
-/** Money the provider collected for us lands in the user's cash wallet; `reference` is the credit's. */
-export const deposit = (options: {
+/** An amount of money of a user, moved for the banking reference `reference`. */
+interface UserMoney {
   readonly reference: string
   readonly userId: UserId
   readonly currency: Currency
   readonly amount: BigDecimal.BigDecimal
-}): Built =>
+}
+
+/** Money the provider collected for us lands in the user's cash wallet; `reference` is the credit's. */
+export const deposit = (options: UserMoney): Built =>
   LedgerTransaction.transfer({
     key: depositKey(options.reference),
     kind: "deposit",
@@ -27,12 +30,7 @@ export const deposit = (options: {
  * First phase of an outbound transfer: the amount leaves the wallet for the in-flight account, so
  * it cannot be spent twice while the provider works. Fails to post when the wallet is short.
  */
-export const hold = (options: {
-  readonly reference: string
-  readonly userId: UserId
-  readonly currency: Currency
-  readonly amount: BigDecimal.BigDecimal
-}): Built =>
+export const hold = (options: UserMoney): Built =>
   LedgerTransaction.transfer({
     key: holdKey(options.reference),
     kind: "transfer.hold",
@@ -42,11 +40,7 @@ export const hold = (options: {
   })
 
 /** The provider paid the transfer out: the held funds go to the provider settlement account. */
-export const settle = (options: {
-  readonly reference: string
-  readonly currency: Currency
-  readonly amount: BigDecimal.BigDecimal
-}): Built =>
+export const settle = (options: Omit<UserMoney, "userId">): Built =>
   LedgerTransaction.transfer({
     key: settleKey(options.reference),
     kind: "transfer.settle",
@@ -56,12 +50,7 @@ export const settle = (options: {
   })
 
 /** The provider failed the transfer: the held funds go back to the wallet they came from. */
-export const returnHold = (options: {
-  readonly reference: string
-  readonly userId: UserId
-  readonly currency: Currency
-  readonly amount: BigDecimal.BigDecimal
-}): Built =>
+export const returnHold = (options: UserMoney): Built =>
   LedgerTransaction.transfer({
     key: returnKey(options.reference),
     kind: "transfer.return",
@@ -71,12 +60,7 @@ export const returnHold = (options: {
   })
 
 /** A cash prize from the prize pool of its currency. `key` is the spin (or payout) id. */
-export const cashPrize = (options: {
-  readonly key: string
-  readonly userId: UserId
-  readonly currency: Currency
-  readonly amount: BigDecimal.BigDecimal
-}): Built =>
+export const cashPrize = (options: Omit<UserMoney, "reference"> & { readonly key: string }): Built =>
   LedgerTransaction.transfer({
     key: options.key,
     kind: "prize",

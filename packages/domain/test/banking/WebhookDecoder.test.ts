@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { decodeWebhook, parseJsonExact, readWebhook } from "@payments-gaming/domain/banking"
 import { BigDecimal, Result } from "effect"
-import { bytes, credit, example, exampleBytes } from "./fixtures.ts"
+import { bytes, credit, example, exampleBytes } from "../support/fixtures.ts"
 
 const dec = BigDecimal.fromStringUnsafe
 

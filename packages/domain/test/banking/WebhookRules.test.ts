@@ -11,7 +11,7 @@ import {
   type VirtualAccount
 } from "@payments-gaming/domain/banking"
 import { BigDecimal, Option, Result } from "effect"
-import { bytes, credit, type Json, transferEvent } from "./fixtures.ts"
+import { bytes, credit, type Json, transferEvent } from "../support/fixtures.ts"
 
 const account: VirtualAccount = {
   accountNumber: "9900112233",
@@ -145,65 +145,34 @@ describe("transfer rules", () => {
     })
   })
 
-  const rejected: ReadonlyArray<readonly [string, "transfer.success" | "transfer.failed", Json, string]> = [
-    [
-      "amount differs from the hold",
-      "transfer.success",
-      transferEvent({ outcome: "success", reference: "TRF-1", amount: "2500.01" }),
-      "differs from the held 2500.00"
-    ],
-    [
-      "currency differs",
-      "transfer.success",
-      transferEvent({ outcome: "success", reference: "TRF-1", amount: "2500", currency: "USD" }),
-      "currency USD differs"
-    ],
-    [
-      "status does not match the event",
-      "transfer.success",
-      transferEvent({ outcome: "success", reference: "TRF-1", amount: "2500", data: { status: "FAILED" } }),
-      "expected SUCCESSFUL"
-    ],
-    [
-      "failure reported as successful",
-      "transfer.failed",
-      transferEvent({ outcome: "failed", reference: "TRF-1", amount: "2500", data: { status: "SUCCESSFUL" } }),
-      "expected FAILED"
-    ],
-    [
-      "not a debit",
-      "transfer.success",
-      transferEvent({ outcome: "success", reference: "TRF-1", amount: "2500", data: { type: "CREDIT" } }),
-      "data.type is CREDIT"
-    ],
-    [
-      "wrong top-level type",
-      "transfer.success",
-      transferEvent({ outcome: "success", reference: "TRF-1", amount: "2500", top: { type: "VIRTUAL-ACCOUNT" } }),
-      "expected TRANSFER"
-    ],
+  /** A transfer event for TRF-1 of 2500 (`fields` change it), as the provider sends it. */
+  const trf = (
+    outcome: "success" | "failed",
+    fields: Omit<Partial<Parameters<typeof transferEvent>[0]>, "outcome"> = {}
+  ) => transferEvent({ outcome, reference: "TRF-1", amount: "2500", ...fields })
+  // [name, the event's outcome (and so its kind), what differs from a good TRF-1 event of 2500, the reason]
+  const rejected: ReadonlyArray<
+    readonly [string, "success" | "failed", Omit<Partial<Parameters<typeof transferEvent>[0]>, "outcome">, string]
+  > = [
+    ["amount differs from the hold", "success", { amount: "2500.01" }, "differs from the held 2500.00"],
+    ["currency differs", "success", { currency: "USD" }, "currency USD differs"],
+    ["status does not match the event", "success", { data: { status: "FAILED" } }, "expected SUCCESSFUL"],
+    ["failure reported as successful", "failed", { data: { status: "SUCCESSFUL" } }, "expected FAILED"],
+    ["not a debit", "success", { data: { type: "CREDIT" } }, "data.type is CREDIT"],
+    ["wrong top-level type", "success", { top: { type: "VIRTUAL-ACCOUNT" } }, "expected TRANSFER"],
     [
       "event name does not match the flag",
-      "transfer.success",
-      transferEvent({ outcome: "success", reference: "TRF-1", amount: "2500", top: { event: "TRANSFER-FAILED" } }),
+      "success",
+      { top: { event: "TRANSFER-FAILED" } },
       "expected TRANSFER-SUCCESS"
     ],
-    [
-      "amount not positive",
-      "transfer.success",
-      transferEvent({ outcome: "success", reference: "TRF-1", amount: "0" }),
-      "not greater than 0"
-    ],
-    [
-      "negative fee",
-      "transfer.success",
-      transferEvent({ outcome: "success", reference: "TRF-1", amount: "2500", data: { fee: "-1" } }),
-      "fee -1 is negative"
-    ]
+    ["amount not positive", "success", { amount: "0" }, "not greater than 0"],
+    ["negative fee", "success", { data: { fee: "-1" } }, "fee -1 is negative"]
   ]
-  for (const [name, kind, payload, reason] of rejected) {
+  for (const [name, outcome, fields, reason] of rejected) {
     it(`rejects: ${name}`, () => {
-      const decision = decideTransfer(kind, asTransfer(payload), Option.some(transfer("PENDING")))
+      const kind = outcome === "success" ? "transfer.success" : "transfer.failed"
+      const decision = decideTransfer(kind, asTransfer(trf(outcome, fields)), Option.some(transfer("PENDING")))
       assert.strictEqual(decision._tag, "Reject")
       if (decision._tag === "Reject") assert.include(decision.reason, reason)
     })

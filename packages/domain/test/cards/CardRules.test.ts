@@ -1,6 +1,12 @@
 import { assert, describe, it } from "@effect/vitest"
 import { DateTime, Option, Result } from "effect"
-import { type CardFacts, cardRuleIssues, checkCardRules, expiresAt, requiredCvvLength } from "./CardRules.ts"
+import {
+  type CardFacts,
+  cardRuleIssues,
+  checkCardRules,
+  expiresAt,
+  requiredCvvLength
+} from "../../src/cards/CardRules.ts"
 
 const at = (iso: string) => DateTime.makeUnsafe(iso)
 const facts = (change: Partial<CardFacts> = {}): CardFacts => ({

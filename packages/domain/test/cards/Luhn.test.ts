@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import fc from "fast-check"
-import { isLuhnValid, luhnCheckDigit } from "./Luhn.ts"
+import { isLuhnValid, luhnCheckDigit } from "../../src/cards/Luhn.ts"
 
 const digitString = (minLength: number, maxLength: number) =>
   fc.array(fc.integer({ min: 0, max: 9 }), { minLength, maxLength }).map((digits) => digits.join(""))

@@ -1,27 +1,37 @@
 import { assert, describe, it } from "@effect/vitest"
 import fc from "fast-check"
-import { lastFour, maskCardNumber, maskFromStored, storedPrefix, visiblePrefixLength } from "./Mask.ts"
+import { lastFour, maskCardNumber, maskFromStored, storedPrefix, visiblePrefixLength } from "../../src/cards/Mask.ts"
 
 describe("Mask", () => {
   it("masks per CONTRACT §3 at every length", () => {
-    assert.strictEqual(maskCardNumber("5399831234561237"), "5399 8312 **** 1237")
-    assert.strictEqual(maskCardNumber("5061460410120223210"), "5061 4604 **** 3210")
-    // Shorter than 16 digits: both middle groups hidden.
-    assert.strictEqual(maskCardNumber("378282246310005"), "3782 **** **** 0005")
-    assert.strictEqual(maskCardNumber("371449635398431"), "3714 **** **** 8431")
-    assert.strictEqual(maskCardNumber("501800000009"), "5018 **** **** 0009")
-    assert.strictEqual(maskCardNumber("30569309025904"), "3056 **** **** 5904")
+    // number → mask; below 16 digits both middle groups are hidden.
+    const masks: Record<string, string> = {
+      "5399831234561237": "5399 8312 **** 1237",
+      "5061460410120223210": "5061 4604 **** 3210",
+      "378282246310005": "3782 **** **** 0005",
+      "371449635398431": "3714 **** **** 8431",
+      "501800000009": "5018 **** **** 0009",
+      "30569309025904": "3056 **** **** 5904"
+    }
+    for (const [number, mask] of Object.entries(masks)) assert.strictEqual(maskCardNumber(number), mask)
   })
 
   it("shows and stores the first 8 digits from 16 digits up, the first 4 below", () => {
-    assert.strictEqual(visiblePrefixLength(12), 4)
-    assert.strictEqual(visiblePrefixLength(15), 4)
-    assert.strictEqual(visiblePrefixLength(16), 8)
-    assert.strictEqual(visiblePrefixLength(19), 8)
-    assert.strictEqual(storedPrefix("378282246310005"), "3782")
-    assert.strictEqual(storedPrefix("501800000009"), "5018")
-    assert.strictEqual(storedPrefix("4242424242424242"), "42424242")
-    assert.strictEqual(storedPrefix("5061460410120223210"), "50614604")
+    for (const [length, shown] of [
+      [12, 4],
+      [15, 4],
+      [16, 8],
+      [19, 8]
+    ]) {
+      assert.strictEqual(visiblePrefixLength(length as number), shown)
+    }
+    const prefixes = [
+      ["378282246310005", "3782"],
+      ["501800000009", "5018"],
+      ["4242424242424242", "42424242"],
+      ["5061460410120223210", "50614604"]
+    ]
+    for (const [number, prefix] of prefixes) assert.strictEqual(storedPrefix(number as string), prefix)
     assert.strictEqual(lastFour("4242424242424242"), "4242")
   })
 

@@ -1,7 +1,8 @@
 import { assert, describe, it, vi } from "@effect/vitest"
 import { DateTime, Effect, Logger, Redacted, Schema } from "effect"
-import { decodeNewCard } from "./decodeNewCard.ts"
-import { Card, type CardId, NewCard, UtcSecondsTimestamp } from "./Model.ts"
+import { decodeNewCard } from "../../src/cards/decodeNewCard.ts"
+import { Card, type CardId, NewCard, UtcSecondsTimestamp } from "../../src/cards/Model.ts"
+import { CARD_KEYS } from "../support/cardFixtures.ts"
 
 const NUMBER = "5399831234561237"
 const CVV = "731"
@@ -123,16 +124,7 @@ describe("Card", () => {
 
   it("encodes in the spec's key order with createdAt to the second, suffixed Z", () => {
     const encoded = Schema.encodeSync(Card)(card)
-    assert.deepStrictEqual(Object.keys(encoded), [
-      "cardId",
-      "cardholderName",
-      "brand",
-      "last4",
-      "maskedNumber",
-      "expiryMonth",
-      "expiryYear",
-      "createdAt"
-    ])
+    assert.deepStrictEqual(Object.keys(encoded), CARD_KEYS)
     assert.strictEqual(encoded.createdAt, "2026-11-21T18:30:12Z")
     assert.strictEqual(
       JSON.stringify(encoded),

@@ -3,7 +3,7 @@ import type { UserId } from "@payments-gaming/domain/auth"
 import { readWebhook } from "@payments-gaming/domain/banking"
 import { LedgerKeys, Movements } from "@payments-gaming/domain/ledger"
 import { BigDecimal, Result } from "effect"
-import { bytes, credit, transferEvent } from "../banking/fixtures.ts"
+import { bytes, credit, transferEvent } from "../support/fixtures.ts"
 
 // These texts are stored in production databases (ledger_transactions.idempotency_key,
 // webhook_events.dedup_key): a change here would post a redelivered credit a second time.

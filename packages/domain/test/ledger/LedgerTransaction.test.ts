@@ -31,98 +31,48 @@ describe("LedgerTransaction.make", () => {
     }
   }
 
+  /** `[account, amount]` pairs as postings. */
+  const postings = (...entries: ReadonlyArray<readonly [Account.Account, string]>) =>
+    entries.map(([account, amount]) => ({ account, amount: dec(amount) }))
+  const settlement = Account.providerSettlement("NGN")
+  const cash = Account.userCash(u1, "NGN")
+
   it("refuses an unbalanced transaction", () =>
-    refused(
-      {
-        key: "k",
-        kind: "deposit",
-        postings: [
-          { account: Account.providerSettlement("NGN"), amount: dec("-100") },
-          { account: Account.userCash(u1, "NGN"), amount: dec("100.01") }
-        ]
-      },
-      "sum to 0.01"
-    ))
+    refused({ key: "k", kind: "deposit", postings: postings([settlement, "-100"], [cash, "100.01"]) }, "sum to 0.01"))
 
   it("refuses to balance one currency against another, or coins against cash", () => {
-    refused(
-      {
-        key: "k",
-        kind: "deposit",
-        postings: [
-          { account: Account.providerSettlement("NGN"), amount: dec("-100") },
-          { account: Account.userCash(u1, "USD"), amount: dec("100") }
-        ]
-      },
-      "not 0"
-    )
-    refused(
+    const cases: ReadonlyArray<LedgerTransaction.LedgerTransactionInput> = [
+      { key: "k", kind: "deposit", postings: postings([settlement, "-100"], [Account.userCash(u1, "USD"), "100"]) },
       {
         key: "k",
         kind: "prize",
-        postings: [
-          { account: Account.cashPrizePool("NGN"), amount: dec("-10") },
-          { account: Account.userCoins(u1), amount: dec("10") }
-        ]
-      },
-      "not 0"
-    )
+        postings: postings([Account.cashPrizePool("NGN"), "-10"], [Account.userCoins(u1), "10"])
+      }
+    ]
+    for (const input of cases) refused(input, "not 0")
   })
 
   it("refuses fewer than two postings, zero postings, bad precision and empty keys", () => {
-    refused(
-      { key: "k", kind: "deposit", postings: [{ account: Account.userCash("u" as UserId, "NGN"), amount: dec("0") }] },
-      "two"
-    )
-    refused(
-      {
-        key: "k",
-        kind: "deposit",
-        postings: [
-          { account: Account.providerSettlement("NGN"), amount: dec("0") },
-          { account: Account.userCash(u1, "NGN"), amount: dec("0") }
-        ]
-      },
-      "zero posting"
-    )
-    refused(
-      {
-        key: "k",
-        kind: "deposit",
-        postings: [
-          { account: Account.providerSettlement("NGN"), amount: dec("-1.005") },
-          { account: Account.userCash(u1, "NGN"), amount: dec("1.005") }
-        ]
-      },
-      "decimal"
-    )
-    refused(
-      {
-        key: "k",
-        kind: "prize",
-        postings: [
-          { account: Account.coinPrizePool, amount: dec("-0.5") },
-          { account: Account.userCoins(u1), amount: dec("0.5") }
-        ]
-      },
-      "decimal"
-    )
-    refused(
-      {
-        key: "",
-        kind: "deposit",
-        postings: [
-          { account: Account.providerSettlement("NGN"), amount: dec("-1") },
-          { account: Account.userCash(u1, "NGN"), amount: dec("1") }
-        ]
-      },
-      "key"
-    )
+    const cases: ReadonlyArray<readonly [LedgerTransaction.LedgerTransactionInput, string]> = [
+      [{ key: "k", kind: "deposit", postings: postings([Account.userCash("u" as UserId, "NGN"), "0"]) }, "two"],
+      [{ key: "k", kind: "deposit", postings: postings([settlement, "0"], [cash, "0"]) }, "zero posting"],
+      [{ key: "k", kind: "deposit", postings: postings([settlement, "-1.005"], [cash, "1.005"]) }, "decimal"],
+      [
+        {
+          key: "k",
+          kind: "prize",
+          postings: postings([Account.coinPrizePool, "-0.5"], [Account.userCoins(u1), "0.5"])
+        },
+        "decimal"
+      ],
+      [{ key: "", kind: "deposit", postings: postings([settlement, "-1"], [cash, "1"]) }, "key"]
+    ]
+    for (const [input, fragment] of cases) refused(input, fragment)
   })
 
   it("builds the two-phase transfer movements with their keys and accounts", () => {
-    const hold = Result.getOrThrow(Movements.hold({ reference: "R1", userId: u1, currency: "NGN", amount: dec("25") }))
-    assert.strictEqual(hold.key, "transfer:R1:hold")
+    const options = { reference: "R1", userId: u1, currency: "NGN" as const, amount: dec("25") }
+    const hold = Result.getOrThrow(Movements.hold(options))
     assert.deepStrictEqual(
       hold.postings.map((p) => [p.account.id, BigDecimal.format(p.amount)]),
       [
@@ -130,20 +80,26 @@ describe("LedgerTransaction.make", () => {
         ["system:transfers-in-flight:NGN", "25"]
       ]
     )
-    const settle = Result.getOrThrow(Movements.settle({ reference: "R1", currency: "NGN", amount: dec("25") }))
-    assert.strictEqual(settle.key, "transfer:R1:settle")
-    assert.deepStrictEqual(
-      settle.postings.map((p) => p.account.id),
-      ["system:transfers-in-flight:NGN", "system:provider-settlement:NGN"]
-    )
-    const back = Result.getOrThrow(
-      Movements.returnHold({ reference: "R1", userId: u1, currency: "NGN", amount: dec("25") })
-    )
-    assert.strictEqual(back.key, "transfer:R1:return")
-    assert.deepStrictEqual(
-      back.postings.map((p) => p.account.id),
-      ["system:transfers-in-flight:NGN", "user:u1:cash:NGN"]
-    )
+    const movements: ReadonlyArray<readonly [LedgerTransaction.LedgerTransaction, string, ReadonlyArray<string>]> = [
+      [hold, "transfer:R1:hold", ["user:u1:cash:NGN", "system:transfers-in-flight:NGN"]],
+      [
+        Result.getOrThrow(Movements.settle(options)),
+        "transfer:R1:settle",
+        ["system:transfers-in-flight:NGN", "system:provider-settlement:NGN"]
+      ],
+      [
+        Result.getOrThrow(Movements.returnHold(options)),
+        "transfer:R1:return",
+        ["system:transfers-in-flight:NGN", "user:u1:cash:NGN"]
+      ]
+    ]
+    for (const [transaction, key, accounts] of movements) {
+      assert.strictEqual(transaction.key, key)
+      assert.deepStrictEqual(
+        transaction.postings.map((p) => p.account.id),
+        accounts
+      )
+    }
     const credit = Result.getOrThrow(
       Movements.deposit({ reference: "VA1", userId: u1, currency: "NGN", amount: dec("25") })
     )
@@ -173,11 +129,12 @@ describe("ledger keys", () => {
       ]
     )
     for (const { key } of built) assert.isAtMost(key.length, LedgerTransaction.MAX_KEY_LENGTH)
-    const postings = [
+    const balanced = [
       { account: Account.providerSettlement("NGN"), amount: dec("-1") },
       { account: Account.userCash(u1, "NGN"), amount: dec("1") }
     ]
-    const at = (length: number) => LedgerTransaction.make({ key: "k".repeat(length), kind: "deposit", postings })
+    const at = (length: number) =>
+      LedgerTransaction.make({ key: "k".repeat(length), kind: "deposit", postings: balanced })
     assert.isTrue(Result.isSuccess(at(LedgerTransaction.MAX_KEY_LENGTH)))
     assert.isTrue(Result.isFailure(at(LedgerTransaction.MAX_KEY_LENGTH + 1)))
     assert.isTrue(Result.isFailure(at(0)))

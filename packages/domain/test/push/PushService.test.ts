@@ -11,9 +11,9 @@ import {
   PushResult,
   PushService,
   success
-} from "./index.ts"
-import { layerMemory, PushDeliveryLogMemory, PushGatewaysFake } from "./testing.ts"
-import { utf8Bytes } from "./Utf8.ts"
+} from "../../src/push/index.ts"
+import { layerMemory, PushDeliveryLogMemory, PushGatewaysFake } from "../../src/push/testing.ts"
+import { utf8Bytes } from "../../src/push/Utf8.ts"
 
 const TestLayer = PushService.layer.pipe(Layer.provideMerge(layerMemory))
 

@@ -6,10 +6,10 @@ export type Json = { [key: string]: unknown }
 export const example = (
   name: "virtual-account-credit" | "transfer-success" | "transfer-failed" | "ignored"
 ): Json & { data: Json } =>
-  JSON.parse(readFileSync(new URL(`../../examples/webhooks/${name}.json`, import.meta.url), "utf8"))
+  JSON.parse(readFileSync(new URL(`../../../../examples/webhooks/${name}.json`, import.meta.url), "utf8"))
 
 export const exampleBytes = (name: Parameters<typeof example>[0]) =>
-  new Uint8Array(readFileSync(new URL(`../../examples/webhooks/${name}.json`, import.meta.url)))
+  new Uint8Array(readFileSync(new URL(`../../../../examples/webhooks/${name}.json`, import.meta.url)))
 
 export const bytes = (value: unknown) =>
   new TextEncoder().encode(typeof value === "string" ? value : JSON.stringify(value))

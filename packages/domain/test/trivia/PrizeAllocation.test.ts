@@ -1,8 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import { BigDecimal, Result } from "effect"
 import fc from "fast-check"
-import type { InvalidAllocation } from "./Errors.ts"
-import { type AllocationBasis, allocate } from "./PrizeAllocation.ts"
+import type { InvalidAllocation } from "../../src/trivia/Errors.ts"
+import { type AllocationBasis, allocate } from "../../src/trivia/PrizeAllocation.ts"
 
 const dec = BigDecimal.fromStringUnsafe
 

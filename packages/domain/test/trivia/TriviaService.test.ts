@@ -1,25 +1,23 @@
 import { assert, describe, it } from "@effect/vitest"
-import { BigDecimal, DateTime, Effect, Layer, Ref, Schema } from "effect"
+import { BigDecimal, DateTime, Effect, Layer, Ref } from "effect"
 import { TestClock } from "effect/testing"
-import { ChallengeRepository } from "./ChallengeRepository.ts"
-import { ChallengeId, ChallengeInput } from "./Model.ts"
-import { TriviaService, UPDATE_ATTEMPTS } from "./TriviaService.ts"
-import { layerMemory, makeMemoryRepository } from "./testing.ts"
+import { ChallengeRepository } from "../../src/trivia/ChallengeRepository.ts"
+import { ChallengeId } from "../../src/trivia/Model.ts"
+import { TriviaService, UPDATE_ATTEMPTS } from "../../src/trivia/TriviaService.ts"
+import { layerMemory, makeMemoryRepository } from "../../src/trivia/testing.ts"
+import { challengeInput, staleUpdate } from "../support/triviaFixtures.ts"
 
-const input = (overrides: Partial<Record<keyof typeof ChallengeInput.Encoded, unknown>> = {}) =>
-  Schema.decodeUnknownSync(ChallengeInput)({
-    title: "Quiz",
-    prizeAmount: 1000,
-    startTime: "2030-01-01T18:00:00.000Z",
-    endTime: "2030-01-01T19:00:00.000Z",
-    questionType: 1,
-    questionCount: 10,
-    numberOfWinners: 3,
-    sharingFormula: "EQUAL",
-    ...overrides
-  })
+const input = challengeInput
 
 const millis = (iso: string) => new Date(iso).getTime()
+
+/** The service and a challenge created through it, the clock first set to `iso` when given. */
+const withCreated = (iso?: string) =>
+  Effect.gen(function* () {
+    if (iso !== undefined) yield* TestClock.setTime(millis(iso))
+    const service = yield* TriviaService
+    return { service, created: yield* service.create(input()) }
+  })
 
 const Memory = TriviaService.layer.pipe(Layer.provideMerge(layerMemory))
 
@@ -102,9 +100,7 @@ describe("TriviaService", () => {
 
   it.effect("update replaces every field, bumps the version and keeps createdAt", () =>
     Effect.gen(function* () {
-      yield* TestClock.setTime(millis("2029-06-01T00:00:00.000Z"))
-      const service = yield* TriviaService
-      const created = yield* service.create(input())
+      const { service, created } = yield* withCreated("2029-06-01T00:00:00.000Z")
       yield* TestClock.adjust("1 hour")
       const replacement = input({
         title: "Renamed",
@@ -137,8 +133,7 @@ describe("TriviaService", () => {
 
   it.effect("update is refused from the stored end time on, whatever the new end time", () =>
     Effect.gen(function* () {
-      const service = yield* TriviaService
-      const created = yield* service.create(input())
+      const { service, created } = yield* withCreated()
       yield* TestClock.setTime(millis("2030-01-01T18:59:59.999Z"))
       const justInTime = yield* service.update(created.id, input({ title: "Last minute" }))
       assert.strictEqual(justInTime.version, 2)
@@ -153,9 +148,7 @@ describe("TriviaService", () => {
 
   it.effect("an update may end a running challenge early, after which it is frozen", () =>
     Effect.gen(function* () {
-      yield* TestClock.setTime(millis("2030-01-01T18:30:00.000Z"))
-      const service = yield* TriviaService
-      const created = yield* service.create(input())
+      const { service, created } = yield* withCreated("2030-01-01T18:30:00.000Z")
       yield* service.update(created.id, input({ endTime: "2030-01-01T18:15:00.000Z" }))
       const error = yield* Effect.flip(service.update(created.id, input()))
       assert.strictEqual(error._tag, "ChallengeEnded")
@@ -165,10 +158,7 @@ describe("TriviaService", () => {
   it.effect("with expectedVersion, a stale version fails ConcurrentUpdate and writes nothing", () =>
     Effect.gen(function* () {
       const service = yield* TriviaService
-      const created = yield* service.create(input())
-      yield* service.update(created.id, input({ title: "Second" }), { expectedVersion: 1 })
-      const error = yield* Effect.flip(service.update(created.id, input({ title: "Stale" }), { expectedVersion: 1 }))
-      assert.strictEqual(error._tag, "ConcurrentUpdate")
+      const created = yield* staleUpdate(service, "Second", "Stale")
       const stored = yield* service.get(created.id)
       assert.strictEqual(stored.title, "Second")
       assert.strictEqual(stored.version, 2)
@@ -177,8 +167,7 @@ describe("TriviaService", () => {
 
   it.effect("a write that loses a race is retried from a fresh read: both updates apply, in order", () =>
     Effect.gen(function* () {
-      const service = yield* TriviaService
-      const created = yield* service.create(input())
+      const { service, created } = yield* withCreated()
       const updated = yield* service.update(created.id, input({ title: "Mine" }))
       // version 2 went to the intruder, version 3 to the retried update
       assert.strictEqual(updated.title, "Mine")
@@ -189,9 +178,7 @@ describe("TriviaService", () => {
 
   it.effect("the retry checks the end again: a race that ended the challenge wins", () =>
     Effect.gen(function* () {
-      yield* TestClock.setTime(millis("2030-01-01T18:30:00.000Z"))
-      const service = yield* TriviaService
-      const created = yield* service.create(input())
+      const { service, created } = yield* withCreated("2030-01-01T18:30:00.000Z")
       const error = yield* Effect.flip(service.update(created.id, input({ title: "Too late" })))
       assert.strictEqual(error._tag, "ChallengeEnded")
       const stored = yield* service.get(created.id)
@@ -208,8 +195,7 @@ describe("TriviaService", () => {
 
   it.effect(`gives up with ConcurrentUpdate after ${UPDATE_ATTEMPTS} lost races`, () =>
     Effect.gen(function* () {
-      const service = yield* TriviaService
-      const created = yield* service.create(input())
+      const { service, created } = yield* withCreated()
       const error = yield* Effect.flip(service.update(created.id, input({ title: "Never" })))
       assert.strictEqual(error._tag, "ConcurrentUpdate")
       const stored = yield* service.get(created.id)
@@ -222,8 +208,7 @@ describe("TriviaService", () => {
 
   it.effect(`succeeds when it loses ${UPDATE_ATTEMPTS - 1} races`, () =>
     Effect.gen(function* () {
-      const service = yield* TriviaService
-      const created = yield* service.create(input())
+      const { service, created } = yield* withCreated()
       const updated = yield* service.update(created.id, input({ title: "Finally" }))
       assert.strictEqual(updated.version, 1 + UPDATE_ATTEMPTS)
       assert.strictEqual(updated.title, "Finally")

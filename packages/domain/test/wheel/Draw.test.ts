@@ -1,11 +1,11 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Option } from "effect"
 import fc from "fast-check"
-import { defaultWheel } from "./DefaultWheel.ts"
-import { acceptanceLimit, drawFromBytes, segmentAt, segmentIndexAt, segmentRanges } from "./Draw.ts"
-import { commitmentOf, drawMessage, drawValue, verify } from "./ProvablyFair.ts"
-import { SeedCrypto } from "./SeedCrypto.ts"
-import { layerWebCryptoSeedCrypto } from "./testing.ts"
+import { defaultWheel } from "../../src/wheel/DefaultWheel.ts"
+import { acceptanceLimit, drawFromBytes, segmentAt, segmentIndexAt, segmentRanges } from "../../src/wheel/Draw.ts"
+import { commitmentOf, drawMessage, drawValue, verify } from "../../src/wheel/ProvablyFair.ts"
+import { SeedCrypto } from "../../src/wheel/SeedCrypto.ts"
+import { layerWebCryptoSeedCrypto } from "../../src/wheel/testing.ts"
 
 const bytes = (...words: ReadonlyArray<number>) => {
   const out = new Uint8Array(words.length * 4)

@@ -1,9 +1,9 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Schema } from "effect"
 import fc from "fast-check"
-import { defaultWheel, isDefaultWheel, makeSegment } from "./DefaultWheel.ts"
-import { cashLabel, coinLabel, groupThousands } from "./Labels.ts"
-import { segmentIdOf, toPublicSegment, Wheel, WheelDefinition } from "./Model.ts"
+import { defaultWheel, isDefaultWheel, makeSegment } from "../../src/wheel/DefaultWheel.ts"
+import { cashLabel, coinLabel, groupThousands } from "../../src/wheel/Labels.ts"
+import { segmentIdOf, toPublicSegment, Wheel, WheelDefinition } from "../../src/wheel/Model.ts"
 
 describe("the default wheel", () => {
   it("has CONTRACT §3's eight segments in display order, in NGN", () => {

@@ -1,10 +1,10 @@
 import { assert, describe, it } from "@effect/vitest"
 import { DateTime } from "effect"
-import type { UserId } from "../auth/Model.ts"
-import type { SegmentId } from "./Model.ts"
-import type { RoundId } from "./Round.ts"
-import { spinOwnerFor, visibleSpins } from "./RoundViewer.ts"
-import { type IdempotencyKey, Spin, type SpinId } from "./Spin.ts"
+import type { UserId } from "../../src/auth/Model.ts"
+import type { SegmentId } from "../../src/wheel/Model.ts"
+import type { RoundId } from "../../src/wheel/Round.ts"
+import { spinOwnerFor, visibleSpins } from "../../src/wheel/RoundViewer.ts"
+import { type IdempotencyKey, Spin, type SpinId } from "../../src/wheel/Spin.ts"
 
 const user = (id: string) => id as UserId
 

@@ -34,107 +34,109 @@ const counted = (reads: Reads, options: WheelTesting.MemoryOptions = {}) =>
       Layer.mergeAll(
         Layer.effect(
           WheelRepository,
-          Effect.gen(function* () {
-            const real = yield* WheelRepository
-            return WheelRepository.of({
+          Effect.map(WheelRepository, (real) =>
+            WheelRepository.of({
               ...real,
               active: Effect.tap(
                 real.active,
-                Effect.sync(() => {
-                  reads.active++
-                })
+                Effect.sync(() => reads.active++)
               )
             })
-          })
+          )
         ),
         Layer.effect(
           RoundSeeds,
-          Effect.gen(function* () {
-            const real = yield* RoundSeeds
-            return RoundSeeds.of({
+          Effect.map(RoundSeeds, (real) =>
+            RoundSeeds.of({
               ...real,
               getOrCreate: (round, fresh) =>
                 Effect.tap(
                   real.getOrCreate(round, fresh),
-                  Effect.sync(() => {
-                    reads.seeds.push(round)
-                  })
+                  Effect.sync(() => reads.seeds.push(round))
                 )
             })
-          })
+          )
         )
       )
     ),
     Layer.provideMerge(WheelTesting.layerMemoryPorts(options))
   )
 
+/** `body` with the service at noon in Lagos, counting the reads of its stores in `reads`. */
+const atNoonCounting = <A, E>(
+  body: (service: SpinAndWinService["Service"], reads: Reads) => Effect.Effect<A, E, WheelRepository>
+) => {
+  const reads: Reads = { active: 0, seeds: [] }
+  return Effect.gen(function* () {
+    yield* TestClock.setTime(NOON_LAGOS)
+    return yield* body(yield* SpinAndWinService, reads)
+  }).pipe(Effect.provide(counted(reads)))
+}
+
 describe("SpinAndWinService caches", () => {
-  it.effect("reads the active wheel once per TTL, and again when the clock moves back", () => {
-    const reads: Reads = { active: 0, seeds: [] }
-    return Effect.gen(function* () {
-      yield* TestClock.setTime(NOON_LAGOS)
-      const service = yield* SpinAndWinService
-      for (let index = 0; index < 5; index++) yield* service.view(user("alice"))
-      assert.strictEqual(reads.active, 1)
-      yield* TestClock.adjust(ACTIVE_WHEEL_TTL_MILLIS - 1)
-      yield* service.view(user("alice"))
-      yield* service.spin(user("alice"))
-      assert.strictEqual(reads.active, 1)
-      yield* TestClock.adjust(1)
-      yield* service.view(user("alice"))
-      assert.strictEqual(reads.active, 2)
-      yield* TestClock.setTime(NOON_LAGOS - 1000)
-      yield* service.view(user("alice"))
-      assert.strictEqual(reads.active, 3)
-    }).pipe(Effect.provide(counted(reads)))
-  })
+  it.effect("reads the active wheel once per TTL, and again when the clock moves back", () =>
+    atNoonCounting((service, reads) =>
+      Effect.gen(function* () {
+        for (let index = 0; index < 5; index++) yield* service.view(user("alice"))
+        assert.strictEqual(reads.active, 1)
+        yield* TestClock.adjust(ACTIVE_WHEEL_TTL_MILLIS - 1)
+        yield* service.view(user("alice"))
+        yield* service.spin(user("alice"))
+        assert.strictEqual(reads.active, 1)
+        yield* TestClock.adjust(1)
+        yield* service.view(user("alice"))
+        assert.strictEqual(reads.active, 2)
+        yield* TestClock.setTime(NOON_LAGOS - 1000)
+        yield* service.view(user("alice"))
+        assert.strictEqual(reads.active, 3)
+      })
+    )
+  )
 
-  it.effect("draws on a wheel changed behind its back once the TTL has passed", () => {
-    const reads: Reads = { active: 0, seeds: [] }
-    return Effect.gen(function* () {
-      yield* TestClock.setTime(NOON_LAGOS)
-      const service = yield* SpinAndWinService
-      const before = yield* service.view(user("bob"))
-      assert.strictEqual(before.segments[0]?.label, "₦50")
-      // Another instance installs an edited wheel (the default's segments in reverse order): this one
-      // still shows its copy until the TTL runs out.
-      const edited = new WheelDefinition({ currency: "NGN", segments: [...defaultWheel("NGN").segments].reverse() })
-      yield* (yield* WheelRepository).replaceActive(1, edited)
-      yield* TestClock.adjust(ACTIVE_WHEEL_TTL_MILLIS - 1)
-      assert.strictEqual((yield* service.view(user("bob"))).segments[0]?.label, "₦50")
-      yield* TestClock.adjust(1)
-      assert.strictEqual((yield* service.view(user("bob"))).segments[0]?.label, "₦1,000")
-      const spun = yield* service.spin(user("bob"))
-      assert.strictEqual(spun.wheelVersion, 2)
-    }).pipe(Effect.provide(counted(reads)))
-  })
+  it.effect("draws on a wheel changed behind its back once the TTL has passed", () =>
+    atNoonCounting((service) =>
+      Effect.gen(function* () {
+        const before = yield* service.view(user("bob"))
+        assert.strictEqual(before.segments[0]?.label, "₦50")
+        // Another instance installs an edited wheel (the default's segments in reverse order): this one
+        // still shows its copy until the TTL runs out.
+        const edited = new WheelDefinition({ currency: "NGN", segments: [...defaultWheel("NGN").segments].reverse() })
+        yield* (yield* WheelRepository).replaceActive(1, edited)
+        yield* TestClock.adjust(ACTIVE_WHEEL_TTL_MILLIS - 1)
+        assert.strictEqual((yield* service.view(user("bob"))).segments[0]?.label, "₦50")
+        yield* TestClock.adjust(1)
+        assert.strictEqual((yield* service.view(user("bob"))).segments[0]?.label, "₦1,000")
+        const spun = yield* service.spin(user("bob"))
+        assert.strictEqual(spun.wheelVersion, 2)
+      })
+    )
+  )
 
-  it.effect("reads each round's seed once, and the next round's when the day turns", () => {
-    const reads: Reads = { active: 0, seeds: [] }
-    return Effect.gen(function* () {
-      yield* TestClock.setTime(NOON_LAGOS)
-      const service = yield* SpinAndWinService
-      const first = yield* service.view(user("carol"))
-      for (let index = 0; index < 3; index++) {
-        yield* TestClock.adjust("1 hour")
+  it.effect("reads each round's seed once, and the next round's when the day turns", () =>
+    atNoonCounting((service, reads) =>
+      Effect.gen(function* () {
+        const first = yield* service.view(user("carol"))
+        for (let index = 0; index < 3; index++) {
+          yield* TestClock.adjust("1 hour")
+          assert.strictEqual((yield* service.view(user("carol"))).commitment, first.commitment)
+        }
+        yield* service.spin(user("carol"))
+        assert.deepStrictEqual(reads.seeds, ["2026-05-01"])
+        // 11:00Z + 3 h = 14:00Z; Lagos midnight is 23:00Z.
+        yield* TestClock.adjust("9 hours")
+        const next = yield* service.view(user("carol"))
+        assert.strictEqual(next.round, "2026-05-02")
+        assert.strictEqual(next.expiresIn, "24:00:00")
+        assert.notStrictEqual(next.commitment, first.commitment)
+        yield* service.view(user("carol"))
+        assert.deepStrictEqual(reads.seeds, ["2026-05-01", "2026-05-02"])
+        // Back in the first round (a test clock): its seed is still known, and still the same one.
+        yield* TestClock.setTime(NOON_LAGOS)
         assert.strictEqual((yield* service.view(user("carol"))).commitment, first.commitment)
-      }
-      yield* service.spin(user("carol"))
-      assert.deepStrictEqual(reads.seeds, ["2026-05-01"])
-      // 11:00Z + 3 h = 14:00Z; Lagos midnight is 23:00Z.
-      yield* TestClock.adjust("9 hours")
-      const next = yield* service.view(user("carol"))
-      assert.strictEqual(next.round, "2026-05-02")
-      assert.strictEqual(next.expiresIn, "24:00:00")
-      assert.notStrictEqual(next.commitment, first.commitment)
-      yield* service.view(user("carol"))
-      assert.deepStrictEqual(reads.seeds, ["2026-05-01", "2026-05-02"])
-      // Back in the first round (a test clock): its seed is still known, and still the same one.
-      yield* TestClock.setTime(NOON_LAGOS)
-      assert.strictEqual((yield* service.view(user("carol"))).commitment, first.commitment)
-      assert.deepStrictEqual(reads.seeds, ["2026-05-01", "2026-05-02"])
-    }).pipe(Effect.provide(counted(reads)))
-  })
+        assert.deepStrictEqual(reads.seeds, ["2026-05-01", "2026-05-02"])
+      })
+    )
+  )
 
   it.effect("keeps its caches per service instance", () => {
     const reads: Reads = { active: 0, seeds: [] }

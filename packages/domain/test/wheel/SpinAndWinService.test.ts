@@ -2,19 +2,20 @@ import { assert, describe, it } from "@effect/vitest"
 import { BigDecimal, DateTime, Effect, Exit, Layer, Option } from "effect"
 import { Hex } from "effect/encoding"
 import { TestClock } from "effect/testing"
-import type { UserId } from "../auth/Model.ts"
-import { Account, Ledger } from "../ledger/index.ts"
-import { defaultWheel } from "./DefaultWheel.ts"
-import { segmentAt } from "./Draw.ts"
-import type { Segment } from "./Model.ts"
-import { commitmentOf, drawValue, verify } from "./ProvablyFair.ts"
-import { type RoundId, roundOf } from "./Round.ts"
-import { SeedCrypto } from "./SeedCrypto.ts"
-import type { IdempotencyKey } from "./Spin.ts"
-import { SpinAndWinService } from "./SpinAndWinService.ts"
-import { SpinRepository } from "./SpinRepository.ts"
-import { layerMemory, layerMemoryPorts } from "./testing.ts"
-import { WheelRepository } from "./WheelRepository.ts"
+import type { UserId } from "../../src/auth/Model.ts"
+import { Account, Ledger } from "../../src/ledger/index.ts"
+import { defaultWheel } from "../../src/wheel/DefaultWheel.ts"
+import { segmentAt } from "../../src/wheel/Draw.ts"
+import type { Segment } from "../../src/wheel/Model.ts"
+import { commitmentOf, drawValue, verify } from "../../src/wheel/ProvablyFair.ts"
+import { type RoundId, roundOf } from "../../src/wheel/Round.ts"
+import { SeedCrypto } from "../../src/wheel/SeedCrypto.ts"
+import type { IdempotencyKey } from "../../src/wheel/Spin.ts"
+import { SpinAndWinService } from "../../src/wheel/SpinAndWinService.ts"
+import { SpinRepository } from "../../src/wheel/SpinRepository.ts"
+import { layerMemory, layerMemoryPorts } from "../../src/wheel/testing.ts"
+import { WheelRepository } from "../../src/wheel/WheelRepository.ts"
+import { concurrentSpins } from "../support/wheelFixtures.ts"
 
 const ROUND_SEED = Uint8Array.from({ length: 32 }, (_, index) => index * 7 + 3)
 const NOON_LAGOS = DateTime.toEpochMillis(DateTime.makeUnsafe("2026-05-01T11:00:00Z"))
@@ -42,11 +43,13 @@ const playerLandingOn = (round: string, wanted: (segment: Segment) => boolean) =
 
 const atNoon = TestClock.setTime(NOON_LAGOS)
 
+/** The service, with the clock at noon in Lagos. */
+const serviceAtNoon = Effect.andThen(atNoon, SpinAndWinService)
+
 describe("SpinAndWinService.view", () => {
   it.effect("shows the eight public segments, the coin balance, the countdown and the commitment", () =>
     Effect.gen(function* () {
-      yield* atNoon
-      const service = yield* SpinAndWinService
+      const service = yield* serviceAtNoon
       const view = yield* service.view(user("alice"))
       assert.strictEqual(view.coinBalance, 0)
       assert.strictEqual(view.expiresIn, "12:00:00")
@@ -79,8 +82,7 @@ describe("SpinAndWinService.view", () => {
 
   it.effect("re-issues the untouched default wheel in DEFAULT_CURRENCY and pays cash in it", () =>
     Effect.gen(function* () {
-      yield* atNoon
-      const service = yield* SpinAndWinService
+      const service = yield* serviceAtNoon
       const view = yield* service.view(user("alice"))
       assert.deepStrictEqual(
         view.segments.filter((s) => s.type === "cash" && s.value > 0).map((s) => s.label),
@@ -101,9 +103,8 @@ describe("SpinAndWinService.view", () => {
 describe("SpinAndWinService.spin", () => {
   it.effect("credits a coin prize through the ledger under the spin id", () =>
     Effect.gen(function* () {
-      yield* atNoon
+      const service = yield* serviceAtNoon
       const { userId, segment } = yield* playerLandingOn("2026-05-01", (s) => s.type === "coin")
-      const service = yield* SpinAndWinService
       const outcome = yield* service.spin(userId)
       assert.strictEqual(outcome.segment.id, segment.id)
       assert.strictEqual(outcome.coinBalance, segment.value)
@@ -147,8 +148,7 @@ describe("SpinAndWinService.spin", () => {
 
   it.effect("refuses a second spin in the round with AlreadySpun, and allows one in the next round", () =>
     Effect.gen(function* () {
-      yield* atNoon
-      const service = yield* SpinAndWinService
+      const service = yield* serviceAtNoon
       yield* service.spin(user("bob"))
       const second = yield* Effect.exit(service.spin(user("bob")))
       const error = Option.getOrThrow(Exit.findErrorOption(second))
@@ -164,23 +164,15 @@ describe("SpinAndWinService.spin", () => {
 
   it.effect("lets one of 20 concurrent spins of a user through", () =>
     Effect.gen(function* () {
-      yield* atNoon
-      const service = yield* SpinAndWinService
-      const exits = yield* Effect.forEach(Array.from({ length: 20 }), () => Effect.exit(service.spin(user("carol"))), {
-        concurrency: "unbounded"
-      })
-      assert.strictEqual(exits.filter(Exit.isSuccess).length, 1)
-      const failures = exits.flatMap((exit) => Option.toArray(Exit.findErrorOption(exit)))
-      assert.strictEqual(failures.length, 19)
-      assert.isTrue(failures.every((error) => error._tag === "AlreadySpun"))
+      const service = yield* serviceAtNoon
+      yield* concurrentSpins(service, user("carol"))
     }).pipe(Effect.provide(Memory))
   )
 
   it.effect("returns the first result for a repeated Idempotency-Key and credits once", () =>
     Effect.gen(function* () {
-      yield* atNoon
+      const service = yield* serviceAtNoon
       const { userId, segment } = yield* playerLandingOn("2026-05-01", (s) => s.type === "coin")
-      const service = yield* SpinAndWinService
       const first = yield* service.spin(userId, key("spin-123"))
       yield* TestClock.adjust("1 hour")
       const again = yield* service.spin(userId, key("spin-123"))
@@ -230,8 +222,7 @@ describe("SpinAndWinService.spin", () => {
 describe("SpinAndWinService.round", () => {
   it.effect("keeps the current and future rounds' seeds secret", () =>
     Effect.gen(function* () {
-      yield* atNoon
-      const service = yield* SpinAndWinService
+      const service = yield* serviceAtNoon
       yield* service.spin(user("dave"))
       for (const round of ["2026-05-01", "2026-05-02"]) {
         const error = yield* Effect.flip(service.round(round as RoundId, ADMIN))
@@ -244,8 +235,7 @@ describe("SpinAndWinService.round", () => {
 
   it.effect("reveals a finished round's seed, which reproduces every recorded spin", () =>
     Effect.gen(function* () {
-      yield* atNoon
-      const service = yield* SpinAndWinService
+      const service = yield* serviceAtNoon
       const view = yield* service.view(user("erin"))
       const spins = yield* Effect.forEach(["erin", "frank", "grace"], (name) => service.spin(user(name)))
       yield* TestClock.adjust("12 hours")
