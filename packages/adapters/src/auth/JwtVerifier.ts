@@ -1,7 +1,10 @@
 import { InvalidToken, Principal, TokenVerifier } from "@payments-gaming/domain/auth"
-import { Duration, Effect, Layer, Option, Redacted, Schema } from "effect"
+import { Duration, Effect, Layer, Option, Redacted, Result, Schema } from "effect"
 import * as Jose from "jose"
+import { hs256Key, verifyHs256Jws } from "./Hs256Jws.ts"
+import { claimsSetProblem } from "./JwtClaimsSet.ts"
 import { type JwtSettings, jwtSettings } from "./JwtConfig.ts"
+import { makeVerifiedTokenCache } from "./VerifiedTokenCache.ts"
 
 /** The claims we rely on; anything else in the token is ignored. */
 const Claims = Schema.Struct({
@@ -14,22 +17,21 @@ const Claims = Schema.Struct({
   ),
   roles: Schema.optional(Schema.Array(Schema.String))
 })
-const decodeClaims = Schema.decodeUnknownEffect(Claims)
+// Synchronous: the claims are already in memory, so there is nothing to wait for.
+const decodeClaims = Schema.decodeUnknownResult(Claims)
 
 // Each key kind accepts only its own algorithms: an HS256 secret never verifies an RS token and a
 // JWKS never verifies an HS token (the classic algorithm-confusion attack), and `none` never passes.
-const HMAC_ALGORITHMS = ["HS256"]
+// The HS256 side is Hs256Jws.ts, which accepts `HS256` alone.
 const ASYMMETRIC_ALGORITHMS = ["RS256", "ES256", "EdDSA"]
 const CLOCK_TOLERANCE_SECONDS = 30
-
-type Key = Jose.CryptoKey | Jose.JWTVerifyGetKey
 
 // RFC 7515 §4.1.9: `typ` is a media type, so it is compared case-insensitively and `application/`
 // may be left out. A token without `typ` is accepted (most identity providers omit it); one that
 // declares itself something else (`dpop+jwt`, `logout+jwt`, an ID token profile…) is not an access
 // token and is refused, so a token minted for another purpose cannot be replayed as a bearer token.
 const ACCEPTED_TYPES: ReadonlySet<string> = new Set(["jwt", "at+jwt"])
-// jose checks `typ` only when asked for one value, so here it is still whatever the header held.
+// Neither path has looked at `typ`, so here it is still whatever the header held.
 const isAcceptedType = (typ: unknown) => {
   if (typ === undefined) return true
   if (typeof typ !== "string") return false
@@ -40,15 +42,39 @@ const isAcceptedType = (typ: unknown) => {
 /**
  * Why the token's lifetime is refused, if it is: `exp` more than `maxSeconds` after `iat`, or (with
  * or without `iat`) more than `maxSeconds` after now, the clock tolerance allowed. The second rule
- * also stops an `iat` set in the future from stretching a token's life. jose has already checked
- * that `exp` is present and that both are numbers.
+ * also stops an `iat` set in the future from stretching a token's life. The registered claims have
+ * already been checked: `exp` is a number, and so is `iat` when present.
  */
-const lifetimeProblem = (payload: Jose.JWTPayload, maxSeconds: number): string | undefined => {
+const lifetimeProblem = (
+  payload: Readonly<Record<string, unknown>>,
+  maxSeconds: number,
+  nowMillis: number
+): string | undefined => {
   const exp = payload.exp as number
-  if (payload.iat !== undefined && exp - payload.iat > maxSeconds) return "token lifetime exceeds AUTH_MAX_TOKEN_TTL"
-  if (exp - Date.now() / 1000 > maxSeconds + CLOCK_TOLERANCE_SECONDS) return "token expiry beyond AUTH_MAX_TOKEN_TTL"
+  const iat = payload.iat as number | undefined
+  if (iat !== undefined && exp - iat > maxSeconds) return "token lifetime exceeds AUTH_MAX_TOKEN_TTL"
+  if (exp - nowMillis / 1000 > maxSeconds + CLOCK_TOLERANCE_SECONDS) return "token expiry beyond AUTH_MAX_TOKEN_TTL"
   return undefined
 }
+
+/** The checks both key kinds share, once the signature and the registered claims have passed. */
+const principalOf = (
+  header: Readonly<Record<string, unknown>>,
+  payload: Readonly<Record<string, unknown>>,
+  maxSeconds: number,
+  nowMillis: number
+): Result.Result<Principal, string> => {
+  if (!isAcceptedType(header.typ)) return Result.fail("unexpected typ header")
+  const lifetime = lifetimeProblem(payload, maxSeconds, nowMillis)
+  if (lifetime !== undefined) return Result.fail(lifetime)
+  const claims = decodeClaims(payload)
+  if (Result.isFailure(claims)) return Result.fail("claims sub or roles are invalid")
+  return Result.succeed(
+    new Principal({ userId: claims.success.sub as Principal["userId"], roles: claims.success.roles ?? [] })
+  )
+}
+
+const refusal = (reason: string) => new InvalidToken({ reason })
 
 const describe = (error: unknown): string => {
   if (error instanceof Jose.errors.JWTExpired) return "token expired"
@@ -60,55 +86,69 @@ const describe = (error: unknown): string => {
   return "token could not be verified"
 }
 
-const keyFor = (settings: JwtSettings): Effect.Effect<{ key: Key; algorithms: Array<string> }> => {
-  if (Option.isSome(settings.jwksUrl)) {
-    return Effect.succeed({ key: Jose.createRemoteJWKSet(settings.jwksUrl.value), algorithms: ASYMMETRIC_ALGORITHMS })
+/** How many verified HS256 tokens are remembered (VerifiedTokenCache.ts): a few MB at most. */
+const VERIFIED_TOKENS_CACHED = 10_000
+
+/**
+ * HS256 with the service's own secret, checked synchronously (Hs256Jws.ts, JwtClaimsSet.ts): the same
+ * rules jose's `jwtVerify` applies, without WebCrypto's thread-pool round trip and promise per token.
+ * A token seen before is answered from VerifiedTokenCache.ts, its `exp` checked again.
+ * `Effect.suspend` keeps it lazy, so the clock is read when the effect runs, not when it is built.
+ */
+const hs256Verifier = (settings: JwtSettings, secret: Redacted.Redacted<string>) => {
+  const key = hs256Key(secret)
+  const rules = { issuer: settings.issuer, audience: settings.audience, clockToleranceSeconds: CLOCK_TOLERANCE_SECONDS }
+  const maxSeconds = Duration.toSeconds(settings.maxTokenTtl)
+  const verified = makeVerifiedTokenCache(VERIFIED_TOKENS_CACHED, CLOCK_TOLERANCE_SECONDS)
+  const check = (token: string): Result.Result<Principal, string> => {
+    const nowMillis = Date.now()
+    const nowSeconds = Math.floor(nowMillis / 1000)
+    const known = verified.get(token, nowSeconds)
+    if (known !== undefined) return Result.succeed(known)
+    const jws = verifyHs256Jws(key, token)
+    if (Result.isFailure(jws)) return Result.fail(jws.failure)
+    const { header, payload } = jws.success
+    const registered = claimsSetProblem(payload, rules, nowSeconds)
+    if (registered !== undefined) return Result.fail(registered)
+    const principal = principalOf(header, payload, maxSeconds, nowMillis)
+    if (Result.isSuccess(principal)) verified.set(token, principal.success, payload.exp as number)
+    return principal
   }
-  if (Option.isSome(settings.secret)) {
-    // Imported once: given the raw bytes, jose would import them as a key again on every verify.
-    const secret = new TextEncoder().encode(Redacted.value(settings.secret.value))
-    return Effect.map(
-      Effect.promise(() =>
-        crypto.subtle.importKey("raw", secret, { name: "HMAC", hash: "SHA-256" }, false, ["verify"])
-      ),
-      (key) => ({ key, algorithms: HMAC_ALGORITHMS })
-    )
-  }
-  return Effect.die(new Error("AUTH_JWT_SECRET or AUTH_JWKS_URL must be configured"))
+  return TokenVerifier.of({
+    verify: (token) => Effect.suspend(() => Effect.fromResult(Result.mapError(check(Redacted.value(token)), refusal)))
+  })
 }
 
-export const make = (settings: JwtSettings) =>
-  Effect.gen(function* () {
-    const { key, algorithms } = yield* keyFor(settings)
-    const options: Jose.JWTVerifyOptions = {
-      algorithms,
-      clockTolerance: CLOCK_TOLERANCE_SECONDS,
-      requiredClaims: ["exp", "sub"],
-      ...Option.match(settings.issuer, { onNone: () => ({}), onSome: (issuer) => ({ issuer }) }),
-      ...Option.match(settings.audience, { onNone: () => ({}), onSome: (audience) => ({ audience }) })
-    }
-
-    const maxSeconds = Duration.toSeconds(settings.maxTokenTtl)
-
-    const verify = Effect.fnUntraced(function* (token: Redacted.Redacted<string>) {
+/** Asymmetric tokens from an identity provider's key set, verified by jose (keys fetched and cached). */
+const jwksVerifier = (settings: JwtSettings, jwksUrl: URL) => {
+  const keys = Jose.createRemoteJWKSet(jwksUrl)
+  const options: Jose.JWTVerifyOptions = {
+    algorithms: ASYMMETRIC_ALGORITHMS,
+    clockTolerance: CLOCK_TOLERANCE_SECONDS,
+    requiredClaims: ["exp", "sub"],
+    ...Option.match(settings.issuer, { onNone: () => ({}), onSome: (issuer) => ({ issuer }) }),
+    ...Option.match(settings.audience, { onNone: () => ({}), onSome: (audience) => ({ audience }) })
+  }
+  const maxSeconds = Duration.toSeconds(settings.maxTokenTtl)
+  return TokenVerifier.of({
+    verify: Effect.fnUntraced(function* (token: Redacted.Redacted<string>) {
       const { payload, protectedHeader } = yield* Effect.tryPromise({
-        // jose's overloads differ for a key and a key-set getter; both are accepted at run time.
-        try: () => Jose.jwtVerify(Redacted.value(token), key as Jose.CryptoKey, options),
-        catch: (error) => new InvalidToken({ reason: describe(error) })
+        try: () => Jose.jwtVerify(Redacted.value(token), keys, options),
+        catch: (error) => refusal(describe(error))
       })
-      if (!isAcceptedType(protectedHeader.typ)) {
-        return yield* new InvalidToken({ reason: "unexpected typ header" })
-      }
-      const lifetime = lifetimeProblem(payload, maxSeconds)
-      if (lifetime !== undefined) return yield* new InvalidToken({ reason: lifetime })
-      const claims = yield* decodeClaims(payload).pipe(
-        Effect.mapError(() => new InvalidToken({ reason: "claims sub or roles are invalid" }))
+      return yield* Effect.fromResult(principalOf(protectedHeader, payload, maxSeconds, Date.now())).pipe(
+        Effect.mapError(refusal)
       )
-      return new Principal({ userId: claims.sub as Principal["userId"], roles: claims.roles ?? [] })
     })
-
-    return TokenVerifier.of({ verify })
   })
+}
+
+export const make = (settings: JwtSettings): Effect.Effect<TokenVerifier["Service"]> => {
+  const { jwksUrl, secret } = settings
+  if (Option.isSome(jwksUrl)) return Effect.sync(() => jwksVerifier(settings, jwksUrl.value))
+  if (Option.isSome(secret)) return Effect.sync(() => hs256Verifier(settings, secret.value))
+  return Effect.die(new Error("AUTH_JWT_SECRET or AUTH_JWKS_URL must be configured"))
+}
 
 export const layer = (settings: JwtSettings) => Layer.effect(TokenVerifier, make(settings))
 
