@@ -1,4 +1,4 @@
-import { Config, Effect, Layer, Logger, LogLevel, References, Schema, SchemaGetter } from "effect"
+import { Config, Console, Duration, Effect, Layer, Logger, LogLevel, References, Schema, SchemaGetter } from "effect"
 
 // LOG_LEVEL is written as operators write it (info, WARN, debug) and mapped to Effect's level names.
 const LogLevelName = Schema.String.pipe(
@@ -18,8 +18,26 @@ export interface LoggingOptions {
 }
 
 /**
+ * How long a JSON line may wait for others to be written with it. Writing each line on its own
+ * costs a console call and a `write` syscall per request (the access log); 20 ms of lines go out in
+ * one write instead, long before anyone reads them. The writer wakes up once per window even when
+ * idle, so a shorter window costs an idle service more (measured: 5 ms took 3 to 5 % of a core,
+ * 20 ms about 1.5 %). A Duration, not a string: `Logger.batched` sleeps it again every window.
+ */
+export const WRITE_WINDOW = Duration.millis(20)
+
+/**
+ * `format`'s lines gathered for `window` and written together, one `Console.log` per batch (one
+ * write on stdout), in the order they were logged. The lines still buffered when the scope closes
+ * (a SIGTERM's shutdown, a failed start) are written then, so none is lost.
+ */
+export const batchedLines = (format: Logger.Logger<unknown, string>, window: Duration.Input = WRITE_WINDOW) =>
+  Logger.batched(format, { window, flush: (lines) => Console.log(lines.join("\n")) })
+
+/**
  * Pretty logs for a developer's terminal, JSON lines in production (or with LOG_FORMAT=json), at
- * LOG_LEVEL (default info).
+ * LOG_LEVEL (default info). The server's JSON lines are written in batches (`batchedLines`); the
+ * CLI's go to stderr one by one, as they happen, because a command exits right after its last line.
  */
 export const layerConfig = (options: LoggingOptions = {}) =>
   Layer.unwrap(
@@ -36,7 +54,7 @@ export const layerConfig = (options: LoggingOptions = {}) =>
         format === "json"
           ? options.stderr
             ? Logger.withConsoleError(Logger.formatJson)
-            : Logger.consoleJson
+            : batchedLines(Logger.formatJson)
           : Logger.consolePretty()
       return Layer.mergeAll(
         Logger.layer([logger]),
