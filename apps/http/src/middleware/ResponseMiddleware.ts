@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto"
 import { databaseUnavailableIn } from "@payments-gaming/adapters/postgres/DatabaseUnavailable"
-import { Cause, Clock, Effect, Fiber, Metric, type Types } from "effect"
+import { Cause, Clock, Effect, Fiber, LogLevel, Metric, type Types } from "effect"
 import { Headers, HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { Header } from "../Paths.ts"
 import { ResponseTime } from "../ResponseTime.ts"
@@ -55,9 +55,14 @@ const failureResponse = (failure: Cause.Cause<unknown>) =>
  * The work runs in a child fiber that the deadline interrupts without waiting for: undoing it (the
  * rollback of its transaction) may itself wait on the hung database, and the answer must not. A
  * client that goes away still interrupts the work, its child.
+ *
+ * `startImmediately` runs the work in this turn up to its first suspension instead of scheduling
+ * its start: the same fiber and guarantees without a scheduler hop and the async-context capture a
+ * scheduled start costs (8.3 → 6.0 µs per request in a 50,000-call probe, issue 16). The race
+ * `timeoutOrElse` forks is the rest of that cost; Effect has no timeout that avoids it.
  */
 const withDeadline = <E, R>(handle: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
-  Effect.flatMap(Effect.forkChild(handle), (work) =>
+  Effect.flatMap(Effect.forkChild(handle, { startImmediately: true }), (work) =>
     Fiber.join(work).pipe(
       Effect.timeoutOrElse({
         duration: REQUEST_DEADLINE,
@@ -188,6 +193,23 @@ export const layer = (routes: RouteTable) =>
         }
         return found
       }
+      // Counted, timed and logged inside the request's log annotation (one annotation per request).
+      // The access line is built only when INFO is on: at WARN a request formats nothing for it.
+      const record = Effect.fnUntraced(function* (
+        method: string,
+        url: string,
+        label: string,
+        status: number,
+        started: bigint
+      ) {
+        const seconds = Number((yield* Clock.currentTimeNanos) - started) / 1e9
+        const series = seriesOf(method, label, status)
+        yield* Metric.update(series.requests, 1)
+        yield* Metric.update(series.duration, seconds)
+        if (yield* LogLevel.isEnabled("Info")) {
+          yield* Effect.logInfo(`${method} ${logTarget(url)} ${status} ${(seconds * 1000).toFixed(1)}ms`)
+        }
+      })
       return (app) =>
         Effect.gen(function* () {
           const request = yield* HttpServerRequest.HttpServerRequest
@@ -204,15 +226,9 @@ export const layer = (routes: RouteTable) =>
               response.status >= 400 ? envelopeError(response, route.envelope, time) : Effect.succeed(response)
             ),
             Effect.map(HttpServerResponse.setHeader(REQUEST_ID_HEADER, requestId)),
+            Effect.tap((response) => record(request.method, url, route.label, response.status, started)),
             Effect.annotateLogs({ requestId })
           )
-          const seconds = Number((yield* Clock.currentTimeNanos) - started) / 1e9
-          const series = seriesOf(request.method, route.label, response.status)
-          yield* Metric.update(series.requests, 1)
-          yield* Metric.update(series.duration, seconds)
-          yield* Effect.logInfo(
-            `${request.method} ${logTarget(url)} ${response.status} ${(seconds * 1000).toFixed(1)}ms`
-          ).pipe(Effect.annotateLogs({ requestId }))
           return response
           // Every failure is turned into a response above; the router's types expect a middleware to
           // pass unknown errors on, so the (empty) error channel is widened back to `unhandled`.

@@ -13,7 +13,7 @@ import { type RoundViewer, spinOwnerFor, visibleSpins } from "./RoundViewer.ts"
 import { SeedCrypto } from "./SeedCrypto.ts"
 import { type IdempotencyKey, type RoundSeed, Spin, type SpinId, type SpinPage } from "./Spin.ts"
 import { SpinRepository } from "./SpinRepository.ts"
-import { RoundAudit, SpinOutcome, WheelView } from "./Views.ts"
+import { RoundAudit, type SpinOutcome, type WheelView } from "./Views.ts"
 import { WheelRandom } from "./WheelRandom.ts"
 import { WheelRepository } from "./WheelRepository.ts"
 import { WheelSettings } from "./WheelSettings.ts"
@@ -114,13 +114,15 @@ export class SpinAndWinService extends Context.Service<
         const { round, expiresIn } = roundAt(at)
         const wheel = yield* activeWheel
         const seed = yield* seedOf(round)
-        return new WheelView({
+        // Built from trusted values; the HTTP response's encoding checks it (Views.ts).
+        const view: WheelView = {
           coinBalance: yield* coinBalance(userId),
           expiresIn,
           segments: wheel.publicSegments,
           round,
           commitment: seed.commitment
-        })
+        }
+        return view
       })
 
       const segmentOf = (wheel: Wheel, segmentId: SegmentId): Effect.Effect<Segment> => {
@@ -140,7 +142,7 @@ export class SpinAndWinService extends Context.Service<
             stored.round,
             Effect.die(new Error(`round ${stored.round} of spin ${stored.spinId} has no seed`))
           )
-          return new SpinOutcome({
+          const outcome: SpinOutcome = {
             segment: toPublicSegment(yield* segmentOf(wheel.value, stored.segmentId)),
             coinBalance: yield* coinBalance(stored.userId),
             expiresIn: roundAt(yield* now).expiresIn,
@@ -151,7 +153,8 @@ export class SpinAndWinService extends Context.Service<
             wheelVersion: stored.wheelVersion,
             commitment: seed.commitment,
             replayed: true
-          })
+          }
+          return outcome
         })
 
       const credit = (spin: Spin, wheel: Wheel) => {
@@ -199,7 +202,7 @@ export class SpinAndWinService extends Context.Service<
           yield* Effect.logInfo("Wheel spun").pipe(
             Effect.annotateLogs({ spinId: spin.spinId, round, segmentId: segment.id })
           )
-          return new SpinOutcome({
+          const outcome: SpinOutcome = {
             segment: toPublicSegment(segment),
             coinBalance: yield* coinBalance(userId),
             expiresIn,
@@ -210,7 +213,8 @@ export class SpinAndWinService extends Context.Service<
             wheelVersion: wheel.version,
             commitment: seed.commitment,
             replayed: false
-          })
+          }
+          return outcome
         })
 
       const spin = Effect.fnUntraced(function* (userId: UserId, idempotencyKey?: IdempotencyKey | undefined) {

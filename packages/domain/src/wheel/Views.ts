@@ -11,21 +11,26 @@ export const Countdown = Schema.String.check(Schema.isPattern(/^\d{2,}:[0-5]\d:[
 /**
  * What `GET /v1/spin-and-win` shows. The first three fields are spec 2.4 exactly, in its order;
  * `round` and `commitment` let a player check the round's draws later (see docs/provably-fair.md).
+ *
+ * A plain struct, not a `Schema.Class`: the service builds it from its own trusted values on every
+ * request, and a class constructor would walk and check all of it (eight segments) only for the
+ * HTTP handler to encode and check it again (issue 16). The schema still describes the value.
  */
-export class WheelView extends Schema.Class<WheelView>("WheelView")({
+export const WheelView = Schema.Struct({
   coinBalance: Schema.Int,
   expiresIn: Countdown,
   segments: Schema.Array(PublicSegment),
   round: RoundId,
   commitment: Commitment
-}) {}
+})
+export type WheelView = typeof WheelView.Type
 
 /**
  * The result of a spin: `segment`, `coinBalance` (after the prize), `expiresIn` as CONTRACT §4,
  * then what identifies and audits the draw. `replayed` is true when an `Idempotency-Key` was seen
- * before and this is the first spin's result again.
+ * before and this is the first spin's result again. A plain struct for the reason `WheelView` is.
  */
-export class SpinOutcome extends Schema.Class<SpinOutcome>("SpinOutcome")({
+export const SpinOutcome = Schema.Struct({
   segment: PublicSegment,
   coinBalance: Schema.Int,
   expiresIn: Countdown,
@@ -36,7 +41,8 @@ export class SpinOutcome extends Schema.Class<SpinOutcome>("SpinOutcome")({
   wheelVersion: Schema.Int,
   commitment: Commitment,
   replayed: Schema.Boolean
-}) {}
+})
+export type SpinOutcome = typeof SpinOutcome.Type
 
 /** The draw ranges of one wheel version: `[from, to)` per segment, in display order. */
 export const WheelRanges = Schema.Struct({
