@@ -31,11 +31,15 @@ export const layer = Layer.effect(
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
 
-    const findByNumber = SqlSchema.findOneOption({
-      Request: Schema.String,
-      Result: VirtualAccountRow,
-      execute: (accountNumber) => sql`SELECT * FROM virtual_accounts WHERE account_number = ${accountNumber}`
-    })
+    // Every credit looks its account up. The number is a string already (a `Schema.String` request
+    // encoding returned it unchanged), so only the row is decoded, with the decoder built here once.
+    const decodeAccount = Schema.decodeUnknownEffect(VirtualAccountRow)
+    const findByNumber = (accountNumber: string) =>
+      Effect.flatMap(
+        sql`SELECT * FROM virtual_accounts WHERE account_number = ${accountNumber}`,
+        ([row]): Effect.Effect<Option.Option<VirtualAccount>, Schema.SchemaError> =>
+          row === undefined ? Effect.succeedNone : Effect.asSome(decodeAccount(row))
+      )
 
     const insertNew = SqlSchema.findOneOption({
       Request: Schema.Struct({

@@ -56,6 +56,11 @@ const WebhookEventRow = rowSchema(
 
 const IdRow = Schema.Struct({ id: Schema.String })
 
+/** What the delivery's INSERT returns: the uuid PostgreSQL generated for the new row. */
+interface InsertedId {
+  readonly id: string
+}
+
 const NewEvent = Schema.Struct({
   kind: EventKind,
   reference: Schema.String,
@@ -80,15 +85,15 @@ export const layer = Layer.effect(
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
 
-    const insert = SqlSchema.findOneOption({
-      Request: NewEvent,
-      Result: IdRow,
-      execute: (event) =>
-        sql`INSERT INTO webhook_events (kind, reference, dedup_key, raw_body, signature, received_at)
+    // Runs once per delivery, so it is a plain statement rather than a `SqlSchema` query: the event
+    // is a `NewWebhookEvent` the domain built, whose fields encode to themselves (a request encoding
+    // checked six fields and copied them for nothing), and the one column returned is the uuid
+    // PostgreSQL just generated. The rarer statements below keep their schemas.
+    const insert = (event: NewWebhookEvent) =>
+      sql<InsertedId>`INSERT INTO webhook_events (kind, reference, dedup_key, raw_body, signature, received_at)
           VALUES (${event.kind}, ${event.reference}, ${event.dedupKey}, ${event.rawBody}, ${event.signature}, ${event.receivedAt})
           ON CONFLICT (kind, reference) WHERE outcome <> 'conflict' DO NOTHING
           RETURNING id`
-    })
 
     const findLive = SqlSchema.findOneOption({
       Request: Schema.Struct({ kind: EventKind, reference: Schema.String }),
@@ -157,10 +162,10 @@ export const layer = Layer.effect(
     // Everything but the id is what was just written (and the column defaults), so the raw body is
     // not sent back.
     const store = Effect.fnUntraced(function* (event: NewWebhookEvent) {
-      const inserted = yield* insert(event)
-      if (Option.isSome(inserted)) {
+      const [inserted] = yield* insert(event)
+      if (inserted !== undefined) {
         const created: WebhookEvent = {
-          id: inserted.value.id,
+          id: inserted.id,
           kind: event.kind,
           reference: event.reference,
           dedupKey: event.dedupKey,
