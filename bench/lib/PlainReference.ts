@@ -323,18 +323,22 @@ export async function startPlain(port: number, http: Http) {
     const last4 = digits.slice(-4)
     const createdAt = new Date(Math.floor(now.getTime() / 1000) * 1000)
     const outcome = await run(
-      // CardRepository.insert: the holder row locked, the duplicate and limit checks, the insert.
+      // CardRepository.insert: the holder row locked and its count claimed in one upsert, the insert
+      // (the unique index its duplicate check), the duplicate lookup only when the limit is reached.
       sql
         .withTransaction(
           Effect.gen(function* () {
-            yield* sql`INSERT INTO card_holders (user_id) VALUES (${userId}) ON CONFLICT (user_id) DO NOTHING`
-            const [holder] = yield* sql<{
-              activeCards: number
-            }>`SELECT active_cards AS "activeCards" FROM card_holders WHERE user_id = ${userId} FOR UPDATE`
-            const existing = yield* sql`SELECT 1 FROM cards
-              WHERE user_id = ${userId} AND fingerprint = ${fingerprint} AND deleted_at IS NULL`
-            if (existing.length > 0) return yield* Effect.fail(new Refused("duplicate card"))
-            if ((holder?.activeCards ?? 0) >= 10) return yield* Effect.fail(new Refused("card limit reached"))
+            const slot = yield* sql`INSERT INTO card_holders (user_id, active_cards)
+              SELECT ${userId}, 1 WHERE ${10} >= 1
+              ON CONFLICT (user_id) DO UPDATE SET active_cards = card_holders.active_cards + 1
+                WHERE card_holders.active_cards < ${10}
+              RETURNING active_cards AS "activeCards"`
+            if (slot.length === 0) {
+              const existing = yield* sql`SELECT 1 FROM cards
+                WHERE user_id = ${userId} AND fingerprint = ${fingerprint} AND deleted_at IS NULL`
+              if (existing.length > 0) return yield* Effect.fail(new Refused("duplicate card"))
+              return yield* Effect.fail(new Refused("card limit reached"))
+            }
             const [card] = yield* sql<{
               id: string
               cardholderName: string
@@ -348,16 +352,14 @@ export async function startPlain(port: number, http: Http) {
                 expiry_month, expiry_year, created_at)
               VALUES (${userId}, ${brand}, ${firstDigits}, ${last4}, ${fingerprint},
                 ${String(body.cardholderName)}, ${body.expiryMonth}, ${body.expiryYear}, ${createdAt})
+              ON CONFLICT (user_id, fingerprint) WHERE deleted_at IS NULL DO NOTHING
               RETURNING id, cardholder_name AS "cardholderName", brand, first_digits AS "firstDigits", last4,
                 expiry_month AS "expiryMonth", expiry_year AS "expiryYear", created_at AS "createdAt"`
-            yield* sql`UPDATE card_holders SET active_cards = active_cards + 1 WHERE user_id = ${userId}`
-            return card!
+            if (card === undefined) return yield* Effect.fail(new Refused("duplicate card"))
+            return card
           })
         )
-        .pipe(
-          Effect.catchReason("SqlError", "UniqueViolation", () => Effect.fail(new Refused("duplicate card"))),
-          Effect.result
-        )
+        .pipe(Effect.result)
     )
     if (outcome._tag === "Failure") return refuse(response, outcome.failure)
     const card = outcome.success

@@ -128,6 +128,22 @@ describe("CardRepository on PostgreSQL", () => {
       })
     )
 
+    // The limit is checked first in SQL, so this holds the order of the two refusals the contract gives.
+    it.effect("at the limit, a number the user already has is still a DuplicateCard, and the count is unchanged", () =>
+      Effect.gen(function* () {
+        const user = "full-dup-user"
+        yield* Effect.forEach(
+          Array.from({ length: MAX_ACTIVE_CARDS }, (_, seed) => seed),
+          (seed) => insert(user, numberWith("4", 16, seed))
+        )
+        const duplicate = yield* Effect.flip(insert(user, numberWith("4", 16, 3)))
+        assert.strictEqual(duplicate._tag, "DuplicateCard")
+        const eleventh = yield* Effect.flip(insert(user, numberWith("4", 16, MAX_ACTIVE_CARDS)))
+        assert.strictEqual(eleventh._tag, "CardLimitReached")
+        assert.strictEqual(yield* activeCardsColumn(user), MAX_ACTIVE_CARDS)
+      })
+    )
+
     it.effect("concurrent deletes and inserts for one user keep the count exact", () =>
       Effect.gen(function* () {
         const repository = yield* CardRepository

@@ -1,6 +1,6 @@
 import type { UserId } from "@payments-gaming/domain/auth"
 import {
-  Card,
+  type Card,
   CardBrand,
   CardId,
   CardLimitReached,
@@ -11,7 +11,7 @@ import {
   DuplicateCard,
   maskFromStored
 } from "@payments-gaming/domain/cards"
-import { Effect, Layer, Schema } from "effect"
+import { Effect, Layer, Option, Schema } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"
 import { rowSchema } from "./RowSchema.ts"
 
@@ -30,17 +30,16 @@ const CardRow = rowSchema(
     expiryYear: Schema.Int,
     createdAt: Schema.DateTimeUtcFromDate
   }),
-  (row) =>
-    new Card({
-      cardId: row.id,
-      cardholderName: row.cardholderName,
-      brand: row.brand,
-      last4: row.last4,
-      maskedNumber: maskFromStored(row.firstDigits, row.last4),
-      expiryMonth: row.expiryMonth,
-      expiryYear: row.expiryYear,
-      createdAt: row.createdAt
-    })
+  (row): Card => ({
+    cardId: row.id,
+    cardholderName: row.cardholderName,
+    brand: row.brand,
+    last4: row.last4,
+    maskedNumber: maskFromStored(row.firstDigits, row.last4),
+    expiryMonth: row.expiryMonth,
+    expiryYear: row.expiryYear,
+    createdAt: row.createdAt
+  })
 )
 
 /**
@@ -49,9 +48,9 @@ const CardRow = rowSchema(
  * Every change to a user's cards takes that user's `card_holders` row lock first, in one
  * transaction with the change: inserts and deletes of one user run one at a time, so the duplicate
  * check, the limit check and `active_cards` always see the latest committed state. The partial
- * unique index on (user_id, fingerprint) stands behind the duplicate check whatever happens. Because
- * `active_cards` is updated (not only read) under the lock, the limit holds at any isolation level:
- * under REPEATABLE READ or SERIALIZABLE a racing insert fails to serialise rather than overshoot.
+ * unique index on (user_id, fingerprint) is the duplicate check itself. Because `active_cards` is
+ * updated (not only read) under the lock, the limit holds at any isolation level: under REPEATABLE
+ * READ or SERIALIZABLE a racing insert fails to serialise rather than overshoot.
  */
 export const make = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
@@ -59,7 +58,7 @@ export const make = Effect.gen(function* () {
   const columns = sql.literal(`id, cardholder_name AS "cardholderName", brand, first_digits AS "firstDigits", last4,
     expiry_month AS "expiryMonth", expiry_year AS "expiryYear", created_at AS "createdAt"`)
 
-  const insertCard = SqlSchema.findOne({
+  const insertCard = SqlSchema.findOneOption({
     Request: Schema.Struct({
       userId: Schema.String,
       brand: Schema.String,
@@ -72,10 +71,13 @@ export const make = Effect.gen(function* () {
       createdAt: Schema.DateTimeUtcFromDate
     }),
     Result: CardRow,
+    // No row back when the user already has an active card with this fingerprint: the partial unique
+    // index answers the duplicate check, and DO NOTHING keeps the transaction usable (no error).
     execute: (card) => sql`INSERT INTO cards (user_id, brand, first_digits, last4, fingerprint, cardholder_name,
               expiry_month, expiry_year, created_at)
             VALUES (${card.userId}, ${card.brand}, ${card.firstDigits}, ${card.last4}, ${card.fingerprint},
               ${card.cardholderName}, ${card.expiryMonth}, ${card.expiryYear}, ${card.createdAt})
+            ON CONFLICT (user_id, fingerprint) WHERE deleted_at IS NULL DO NOTHING
             RETURNING ${columns}`
   })
 
@@ -90,35 +92,47 @@ export const make = Effect.gen(function* () {
         ORDER BY created_at, id LIMIT ${limit} OFFSET ${offset}`
   })
 
-  /** Locks the user's holder row (creating it on first use) and gives their active card count. */
-  const lockHolder = (userId: UserId) =>
-    Effect.gen(function* () {
-      yield* sql`INSERT INTO card_holders (user_id) VALUES (${userId}) ON CONFLICT (user_id) DO NOTHING`
-      const [holder] = yield* sql<{
-        readonly activeCards: number
-      }>`SELECT active_cards AS "activeCards" FROM card_holders WHERE user_id = ${userId} FOR UPDATE`
-      return holder?.activeCards ?? 0
-    })
+  /**
+   * Locks the user's holder row (creating it on first use) and counts the card about to be added, in
+   * one statement: an upsert locks the row it inserts or updates as `SELECT … FOR UPDATE` would, and
+   * sees the latest committed `active_cards`. No row comes back when the user is at the limit (the
+   * row is locked all the same). A first card inserts the row with its count already at 1, if the
+   * limit allows one card. The increment is undone with the transaction when the card is refused.
+   */
+  const claimSlot = (userId: UserId, maxActiveCards: number) =>
+    sql<{ readonly activeCards: number }>`INSERT INTO card_holders (user_id, active_cards)
+      SELECT ${userId}, 1 WHERE ${maxActiveCards} >= 1
+      ON CONFLICT (user_id) DO UPDATE SET active_cards = card_holders.active_cards + 1
+        WHERE card_holders.active_cards < ${maxActiveCards}
+      RETURNING active_cards AS "activeCards"`
 
+  const hasActive = (userId: UserId, fingerprint: string) =>
+    Effect.map(
+      sql`SELECT 1 FROM cards WHERE user_id = ${userId} AND fingerprint = ${fingerprint} AND deleted_at IS NULL`,
+      (rows) => rows.length > 0
+    )
+
+  // Four statements when the card is added (BEGIN, the slot, the card, COMMIT) where there were seven
+  // (the holder row created if missing, then locked and counted, a duplicate lookup, the card, the
+  // increment): each statement is a round trip and a socket write (issue 16). The guarantees are the same ones: the holder row lock serialises one user's
+  // changes, the unique index refuses a duplicate, and a refused card rolls its increment back.
   const insert = Effect.fnUntraced(
     function* (userId: UserId, card: CardToStore, options: { readonly maxActiveCards: number }) {
       return yield* sql.withTransaction(
         Effect.gen(function* () {
-          const active = yield* lockHolder(userId)
-          const existing = yield* sql`SELECT 1 FROM cards
-            WHERE user_id = ${userId} AND fingerprint = ${card.fingerprint} AND deleted_at IS NULL`
-          if (existing.length > 0) return yield* new DuplicateCard()
-          if (active >= options.maxActiveCards) {
+          const slot = yield* claimSlot(userId, options.maxActiveCards)
+          if (slot.length === 0) {
+            // At the limit a duplicate is still reported as one, as it is below the limit.
+            if (yield* hasActive(userId, card.fingerprint)) return yield* new DuplicateCard()
             return yield* new CardLimitReached({ limit: options.maxActiveCards })
           }
           const created = yield* insertCard({ ...card, userId })
-          yield* sql`UPDATE card_holders SET active_cards = active_cards + 1 WHERE user_id = ${userId}`
-          return created
+          if (Option.isNone(created)) return yield* new DuplicateCard()
+          return created.value
         })
       )
     },
-    Effect.catchReason("SqlError", "UniqueViolation", () => Effect.fail(new DuplicateCard())),
-    Effect.catchTags({ SqlError: Effect.die, SchemaError: Effect.die, NoSuchElementError: Effect.die })
+    Effect.catchTags({ SqlError: Effect.die, SchemaError: Effect.die })
   )
 
   // Counted from the cards themselves, so tests can hold `active_cards` against it.

@@ -152,8 +152,12 @@ export const truncateToSeconds = (value: DateTime.Utc): DateTime.Utc =>
 /**
  * A registered card as answered (spec 2.6 response `data`), keys in the spec's order. Nothing in
  * it can give the card number back: the mask shows at most the prefix and the last four.
+ *
+ * A plain struct, not a `Schema.Class` (as `WheelView`, issue 16): the repository builds it from
+ * columns its row schema has just checked, and a class constructor would check every field again
+ * before the HTTP response's encoding checks them a third time. The schema still describes the value.
  */
-export class Card extends Schema.Class<Card>("Card")({
+export const Card = Schema.Struct({
   cardId: CardId,
   cardholderName: Schema.String,
   brand: CardBrand,
@@ -162,7 +166,8 @@ export class Card extends Schema.Class<Card>("Card")({
   expiryMonth: Schema.Int,
   expiryYear: Schema.Int,
   createdAt: UtcSecondsTimestamp
-}) {}
+}).annotate({ identifier: "Card" })
+export type Card = typeof Card.Type
 
 /** One page of a user's cards; the HTTP layer bounds `limit` (1–200) and `offset` (≥ 0). */
 export interface CardPage {

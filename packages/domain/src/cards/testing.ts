@@ -5,7 +5,7 @@ import { CardFingerprinter } from "./CardFingerprinter.ts"
 import { CardRepository, type CardToStore } from "./CardRepository.ts"
 import { CardLimitReached, CardNotFound, DuplicateCard } from "./Errors.ts"
 import { maskFromStored } from "./Mask.ts"
-import { Card, type CardBrand, type CardFingerprint, type CardId, type CardPage } from "./Model.ts"
+import type { Card, CardBrand, CardFingerprint, CardId, CardPage } from "./Model.ts"
 
 /** One network's number ranges, as prefix intervals of equal digit count, and the lengths it issues. */
 export interface BrandRule {
@@ -148,7 +148,7 @@ export const makeMemoryRepository: Effect.Effect<CardRepository["Service"]> = Ef
         if (active.length >= options.maxActiveCards) {
           return [Effect.fail(new CardLimitReached({ limit: options.maxActiveCards })), current]
         }
-        const stored = new Card({
+        const stored: Card = {
           cardId: cardIdOf(current.issued + 1),
           cardholderName: card.cardholderName,
           brand: card.brand,
@@ -157,7 +157,7 @@ export const makeMemoryRepository: Effect.Effect<CardRepository["Service"]> = Ef
           expiryMonth: card.expiryMonth,
           expiryYear: card.expiryYear,
           createdAt: card.createdAt
-        })
+        }
         const row: StoredCard = { userId, card: stored, fingerprint: card.fingerprint, deleted: false }
         return [Effect.succeed(stored), { issued: current.issued + 1, rows: [...current.rows, row] }]
       })

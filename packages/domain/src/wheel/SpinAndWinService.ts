@@ -186,18 +186,23 @@ export class SpinAndWinService extends Context.Service<
           const nonce = 0
           const value = yield* drawValue(crypto, Redacted.value(seed.seed), { userId, round, nonce }, wheel.totalWeight)
           const segment = segmentAt(wheel.segments, value)
-          const spin = new Spin({
-            spinId: (yield* random.uuid) as SpinId,
-            userId,
-            round,
-            wheelVersion: wheel.version,
-            nonce,
-            drawValue: value,
-            segmentId: segment.id,
-            prize: segment.prize,
-            createdAt: at,
-            idempotencyKey: idempotencyKey ?? null
-          })
+          // Every field comes from a decoded or generated value, so its filters (UUID, id and key
+          // patterns, bounds) are not run a second time here (issue 16); types are still parsed.
+          const spin = new Spin(
+            {
+              spinId: (yield* random.uuid) as SpinId,
+              userId,
+              round,
+              wheelVersion: wheel.version,
+              nonce,
+              drawValue: value,
+              segmentId: segment.id,
+              prize: segment.prize,
+              createdAt: at,
+              idempotencyKey: idempotencyKey ?? null
+            },
+            { disableChecks: true }
+          )
           yield* unitOfWork.transaction(Effect.andThen(spins.record(spin), credit(spin, wheel)))
           yield* Effect.logInfo("Wheel spun").pipe(
             Effect.annotateLogs({ spinId: spin.spinId, round, segmentId: segment.id })

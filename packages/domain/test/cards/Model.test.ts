@@ -111,7 +111,7 @@ describe("NewCard", () => {
 })
 
 describe("Card", () => {
-  const card = new Card({
+  const card: Card = {
     cardId: "7b0e0b3c-0b8e-4c55-9a59-8d1a3b1c2d3e" as CardId,
     cardholderName: "Ada Obi",
     brand: "MASTERCARD",
@@ -120,7 +120,7 @@ describe("Card", () => {
     expiryMonth: 7,
     expiryYear: 2030,
     createdAt: DateTime.makeUnsafe("2026-11-21T18:30:12.789Z")
-  })
+  }
 
   it("encodes in the spec's key order with createdAt to the second, suffixed Z", () => {
     const encoded = Schema.encodeSync(Card)(card)
