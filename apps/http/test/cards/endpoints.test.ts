@@ -208,9 +208,12 @@ describe("cards over HTTP", () => {
         yield* request("/v1/user/cards", { method: "POST", token, body: card("378282246310005", { cvv: secretCvv }) })
         yield* request("/v1/user/cards", { method: "POST", token, body: card("4242424242424241", { cvv: "987" }) })
         const sql = yield* SqlClient.SqlClient
+        // A 4-digit CVV turns up by chance inside random UUIDs and times, which hold no card data:
+        // those columns are left out, and UUIDs (request ids) are cut from the logs before searching.
         const columns = yield* sql<{ table: string; column: string }>`
           SELECT table_name AS "table", column_name AS "column" FROM information_schema.columns
-          WHERE table_schema = 'public'`
+          WHERE table_schema = 'public'
+            AND data_type NOT IN ('uuid', 'timestamp with time zone', 'timestamp without time zone', 'date')`
         const needles = [...PUBLISHED.map(([number]) => number), "4242424242424241", secretCvv]
         for (const { table, column } of columns) {
           for (const needle of needles) {
@@ -219,7 +222,7 @@ describe("cards over HTTP", () => {
             assert.strictEqual(hits[0]?.n, "0", `${needle} found in ${table}.${column}`)
           }
         }
-        const logs = logLines.join("\n")
+        const logs = logLines.join("\n").replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi, "<uuid>")
         assert.isAbove(logLines.length, 0)
         for (const needle of needles) assert.notInclude(logs, needle)
       })
