@@ -1,4 +1,4 @@
-import { Result, Schema, SchemaIssue } from "effect"
+import { Result, Schema, SchemaIssue, Struct } from "effect"
 import { LedgerKeys } from "../ledger/index.ts"
 import type { EventKind, WebhookIssue } from "./Model.ts"
 import { parseJsonExact } from "./parseJsonExact.ts"
@@ -53,10 +53,40 @@ const decoderOf = <S extends Schema.Decoder<unknown>>(schema: S) => {
   const decode = Schema.decodeUnknownResult(schema)
   return (input: unknown) => Result.mapError(decode(input, { errors: "all" }), (error) => toIssues(error.issue))
 }
+
+/**
+ * Each payload less its flags. The flags are read first, on their own, so that a mistyped flag is
+ * reported alone; once read they are known to be valid, so decoding them again inside the payload
+ * (6 of the 88 schema nodes a credit's reading parsed) could only repeat work, never add an issue.
+ */
+const withoutFlags = <Fields extends Schema.Struct.Fields>(fields: Fields) =>
+  Struct.omit(fields, ["transferFailed", "transferSuccess", "virtualAccountCredit"])
 const decodeFlags = decoderOf(WebhookFlags)
-const decodeCredit = decoderOf(CreditPayload)
-const decodeTransfer = decoderOf(TransferPayload)
-const decodeIgnored = decoderOf(IgnoredPayload)
+const decodeCredit = decoderOf(CreditPayload.mapFields(withoutFlags))
+const decodeTransfer = decoderOf(TransferPayload.mapFields(withoutFlags))
+const decodeIgnored = decoderOf(IgnoredPayload.mapFields(withoutFlags))
+
+/**
+ * The payload the provider sent: the decoded rest with the decoded flags put back, in the order of
+ * the payload schemas' fields (the order the full decode gave them).
+ */
+const withFlags = <Data>(
+  rest: {
+    readonly type: string
+    readonly event: string
+    readonly virtualAccountNumber: string | null
+    readonly data: Data
+  },
+  flags: typeof WebhookFlags.Type
+) => ({
+  type: rest.type,
+  event: rest.event,
+  transferFailed: flags.transferFailed,
+  transferSuccess: flags.transferSuccess,
+  virtualAccountCredit: flags.virtualAccountCredit,
+  virtualAccountNumber: rest.virtualAccountNumber,
+  data: rest.data
+})
 
 /** Decodes a parsed body: the flags first, to know which shape to demand, then that shape. */
 export const decodeWebhook = (input: unknown): Result.Result<DecodedWebhook, ReadonlyArray<WebhookIssue>> => {
@@ -66,28 +96,28 @@ export const decodeWebhook = (input: unknown): Result.Result<DecodedWebhook, Rea
   if (Result.isFailure(kind)) return Result.fail(kind.failure)
   switch (kind.success) {
     case "virtualaccount.credit":
-      return Result.map(decodeCredit(input), (payload) => ({
+      return Result.map(decodeCredit(input), (rest) => ({
         kind: "virtualaccount.credit" as const,
-        reference: payload.data.reference,
-        dedupKey: LedgerKeys.webhookKey("virtualaccount.credit", payload.data.reference),
-        payload
+        reference: rest.data.reference,
+        dedupKey: LedgerKeys.webhookKey("virtualaccount.credit", rest.data.reference),
+        payload: withFlags(rest, flags.success)
       }))
     case "transfer.success":
     case "transfer.failed": {
       const transferKind = kind.success
-      return Result.map(decodeTransfer(input), (payload) => ({
+      return Result.map(decodeTransfer(input), (rest) => ({
         kind: transferKind,
-        reference: payload.data.reference,
-        dedupKey: LedgerKeys.webhookKey(transferKind, payload.data.reference),
-        payload
+        reference: rest.data.reference,
+        dedupKey: LedgerKeys.webhookKey(transferKind, rest.data.reference),
+        payload: withFlags(rest, flags.success)
       }))
     }
     case "ignored":
-      return Result.map(decodeIgnored(input), (payload) => ({
+      return Result.map(decodeIgnored(input), (rest) => ({
         kind: "ignored" as const,
-        reference: payload.data.reference,
-        dedupKey: LedgerKeys.webhookKey("ignored", payload.data.reference),
-        payload
+        reference: rest.data.reference,
+        dedupKey: LedgerKeys.webhookKey("ignored", rest.data.reference),
+        payload: withFlags(rest, flags.success)
       }))
   }
 }

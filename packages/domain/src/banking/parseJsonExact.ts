@@ -24,6 +24,20 @@ interface Scan {
 }
 
 /**
+ * Where the string opened by the quote at `opening` ends: its closing quote, or `text.length` when
+ * it never closes (invalid JSON, which the parse refuses).
+ */
+const closingQuote = (text: string, opening: number): number => {
+  for (let quote = text.indexOf('"', opening + 1); quote !== -1; quote = text.indexOf('"', quote + 1)) {
+    // Counting back stops at the opening quote at the latest.
+    let backslashes = 0
+    while (text.charCodeAt(quote - 1 - backslashes) === 0x5c /* \ */) backslashes++
+    if (backslashes % 2 === 0) return quote
+  }
+  return text.length
+}
+
+/**
  * One pass over `text`, outside strings: whether `JSON.parse`'s doubles would lose nothing, how
  * deep the nesting goes, and whether a number is too long or too large to read at all. Invalid JSON
  * may give any answer; the parse that follows refuses it.
@@ -37,12 +51,10 @@ const scan = (text: string): Scan => {
   for (let at = 0; at < length; at++) {
     const code = text.charCodeAt(at)
     if (code === 0x22 /* " */) {
-      // Skip the string, escapes included.
-      for (at++; at < length; at++) {
-        const inner = text.charCodeAt(at)
-        if (inner === 0x5c /* \ */) at++
-        else if (inner === 0x22) break
-      }
+      // Skip the string. Strings are most of a payload's text, and `indexOf` finds the next quote
+      // several times faster than a loop over each character; that quote closes the string unless
+      // an odd number of backslashes escapes it.
+      at = closingQuote(text, at)
     } else if (code === 0x5b /* [ */ || code === 0x7b /* { */) {
       depth++
       if (depth > deepest) deepest = depth
