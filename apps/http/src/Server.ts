@@ -1,4 +1,4 @@
-import { NodeHttpServer } from "@effect/platform-node"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as InternalKeyAdapter from "@payments-gaming/adapters/auth/InternalKey"
 import * as JwtVerifier from "@payments-gaming/adapters/auth/JwtVerifier"
 import * as DevSecrets from "@payments-gaming/adapters/config/DevSecrets"
@@ -8,7 +8,7 @@ import * as DatabaseHealth from "@payments-gaming/adapters/postgres/DatabaseHeal
 import * as WebhookSignature from "@payments-gaming/adapters/signature/WebhookSignature"
 import { Config, ConfigProvider, Effect, Layer } from "effect"
 import { HttpRouter, HttpServerRequest } from "effect/http"
-import { HttpApiBuilder, HttpApiScalar } from "effect/http-api"
+import { HttpApiBuilder } from "effect/http-api"
 import { PrometheusMetrics } from "effect/observability"
 import { Api } from "./Api.ts"
 import { BankingAdminHandlers, WalletHandlers } from "./banking/WalletHandlers.ts"
@@ -24,11 +24,12 @@ import * as RequireAdmin from "./middleware/RequireAdmin.ts"
 import * as ResponseMiddleware from "./middleware/ResponseMiddleware.ts"
 import * as SchemaErrors from "./middleware/SchemaErrors.ts"
 import { createServer } from "./NodeServer.ts"
-import { DOCS_PATH, METRICS_PATH, OPENAPI_PATH } from "./Paths.ts"
+import { METRICS_PATH, OPENAPI_PATH } from "./Paths.ts"
 import { PushHandlers } from "./push/PushHandlers.ts"
 import * as Ready from "./Ready.ts"
 import * as ResponseTime from "./ResponseTime.ts"
 import { routeTable } from "./ServiceRoutes.ts"
+import * as DocsRoute from "./system/DocsRoute.ts"
 import { SystemHandlers } from "./system/SystemHandlers.ts"
 import { TriviaHandlers } from "./trivia/TriviaHandlers.ts"
 import { WheelHandlers } from "./wheel/WheelHandlers.ts"
@@ -51,7 +52,7 @@ const ApiRoutes = HttpApiBuilder.layer(Api, { openapiPath: OPENAPI_PATH }).pipe(
 /** Every route of the service: the API, its reference at /docs, Prometheus at /metrics. */
 export const Routes = Layer.mergeAll(
   ApiRoutes,
-  HttpApiScalar.layer(Api, { path: DOCS_PATH }),
+  DocsRoute.layer,
   PrometheusMetrics.layerHttp({ path: METRICS_PATH }),
   // Their policies (envelope, rate-limit class, metric label) come from ServiceRoutes' table.
   ResponseMiddleware.layer(routeTable)

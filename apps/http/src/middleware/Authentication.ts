@@ -1,4 +1,4 @@
-import { NodeHttpServerRequest } from "@effect/platform-node"
+import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
 import { TokenVerifier } from "@payments-gaming/domain/auth"
 import { Effect, Layer, Redacted } from "effect"
 import { HttpServerRequest } from "effect/http"

@@ -1,5 +1,5 @@
 import { readFile } from "node:fs/promises"
-import { Notification, Provider, type ProviderOptions } from "@parse/node-apn"
+import type { Notification, ProviderOptions } from "@parse/node-apn"
 import { Context, Effect, Layer, Option, Predicate, Schema } from "effect"
 
 export interface ApnsClientOptions {
@@ -73,8 +73,17 @@ const toDelivery = (answer: unknown): ApnsDelivery => {
   return { _tag: "NoAnswer", message, timedOut: message === "apn write timeout" }
 }
 
-const buildNotification = (alert: ApnsAlert): Notification => {
-  const notification = new Notification()
+// node-apn and its dependencies (node-forge, jsonwebtoken, …) are loaded when an APNs client is
+// built, so a service with APNs unconfigured (development, the benchmark) does not load them at start-up.
+type NodeApn = typeof import("@parse/node-apn")
+
+const loadNodeApn = Effect.tryPromise({
+  try: (): Promise<NodeApn> => import("@parse/node-apn"),
+  catch: (cause) => new ApnsClientError({ message: `Cannot load @parse/node-apn: ${errorText(cause)}` })
+})
+
+const buildNotification = (apn: NodeApn, alert: ApnsAlert): Notification => {
+  const notification = new apn.Notification()
   notification.topic = alert.topic
   notification.id = alert.id
   notification.pushType = "alert"
@@ -94,6 +103,7 @@ export class ApnsClient extends Context.Service<
     Layer.effect(
       ApnsClient,
       Effect.gen(function* () {
+        const apn = yield* loadNodeApn
         const key = yield* Effect.tryPromise({
           try: () => readFile(options.keyPath, "utf8"),
           catch: (cause) =>
@@ -109,7 +119,7 @@ export class ApnsClient extends Context.Service<
         }
         const provider = yield* Effect.acquireRelease(
           Effect.try({
-            try: () => new Provider(providerOptions),
+            try: () => new apn.Provider(providerOptions),
             catch: (cause) => new ApnsClientError({ message: `Cannot start the APNs client: ${errorText(cause)}` })
           }),
           (provider) =>
@@ -123,7 +133,7 @@ export class ApnsClient extends Context.Service<
 
         const send = (alert: ApnsAlert) =>
           Effect.tryPromise({
-            try: () => provider.send(buildNotification(alert), alert.token),
+            try: () => provider.send(buildNotification(apn, alert), alert.token),
             catch: (error) => error
           }).pipe(
             Effect.map(toDelivery),

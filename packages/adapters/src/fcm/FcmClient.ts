@@ -2,8 +2,7 @@ import { randomUUID } from "node:crypto"
 import { readFile } from "node:fs/promises"
 import type { Agent } from "node:http"
 import { Context, Effect, Layer, Option, Predicate, Schema } from "effect"
-import { type App, type Credential, cert, deleteApp, initializeApp } from "firebase-admin/app"
-import { getMessaging } from "firebase-admin/messaging"
+import type { App, Credential } from "firebase-admin/app"
 
 /** Where the client's Google credentials come from. */
 export type FcmClientOptions =
@@ -51,7 +50,17 @@ const ServiceAccountJson = Schema.fromJsonString(
   })
 )
 
-const readServiceAccount = (path: string) =>
+// firebase-admin and its Google dependency tree are hundreds of modules: they are loaded when an FCM
+// client is built, so a service with FCM unconfigured (development, the benchmark) does not load
+// them at start-up.
+const loadFirebaseAdmin = Effect.tryPromise({
+  try: () => Promise.all([import("firebase-admin/app"), import("firebase-admin/messaging")]),
+  catch: (cause) => new FcmClientError({ message: `Cannot load firebase-admin: ${String(cause)}` })
+})
+
+type Cert = typeof import("firebase-admin/app").cert
+
+const readServiceAccount = (path: string, cert: Cert) =>
   Effect.tryPromise({
     try: () => readFile(path, "utf8"),
     catch: (cause) => new FcmClientError({ message: `Cannot read the FCM service account ${path}: ${String(cause)}` })
@@ -115,8 +124,9 @@ export class FcmClient extends Context.Service<
     Layer.effect(
       FcmClient,
       Effect.gen(function* () {
+        const [{ cert, deleteApp, initializeApp }, { getMessaging }] = yield* loadFirebaseAdmin
         const { projectId, credential } =
-          "serviceAccountPath" in options ? yield* readServiceAccount(options.serviceAccountPath) : options
+          "serviceAccountPath" in options ? yield* readServiceAccount(options.serviceAccountPath, cert) : options
         const app: App = yield* Effect.acquireRelease(
           Effect.try({
             try: () =>

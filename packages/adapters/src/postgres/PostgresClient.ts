@@ -1,7 +1,6 @@
 import { PgClient } from "@effect/sql-pg"
 import { Config, Effect, Layer, Option, type Redacted } from "effect"
 import { HeldDataDirLock } from "./DataDirLock.ts"
-import { startEmbeddedPostgres } from "./EmbeddedPostgres.ts"
 
 export interface PostgresOptions {
   /** A PostgreSQL URL; `undefined` starts the embedded database instead. */
@@ -30,6 +29,8 @@ export const layer = (options: PostgresOptions) =>
           keepAlive: "10 seconds"
         })
       }
+      // PGlite is loaded only when it is used: a service on DATABASE_URL does not load it at start-up.
+      const { startEmbeddedPostgres } = yield* Effect.promise(() => import("./EmbeddedPostgres.ts"))
       const embedded = yield* startEmbeddedPostgres(options.dataDir)
       if (options.production === true) {
         yield* Effect.logWarning(

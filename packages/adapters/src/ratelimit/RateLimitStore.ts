@@ -1,4 +1,3 @@
-import * as NodeRedis from "@effect/platform-node/NodeRedis"
 import { Config, ConfigProvider, Duration, Effect, Layer, Option, Redacted } from "effect"
 import { RateLimiter, type Redis } from "effect/persistence"
 import * as SweepingMemoryStore from "./SweepingMemoryStore.ts"
@@ -59,7 +58,15 @@ export const layerRedis = (
         Effect.map(RateLimiter.makeStoreRedis({ prefix }), (store) => withTimeout(store))
       )
     ),
-    Layer.provide(NodeRedis.layer({ url: Redacted.value(url), disableOfflineQueue: true }))
+    Layer.provide(
+      // node-redis is several hundred modules: loaded only when Redis is configured, so the
+      // in-memory store (the default) does not pay for it at start-up.
+      Layer.unwrap(
+        Effect.promise(() => import("@effect/platform-node/NodeRedis")).pipe(
+          Effect.map((NodeRedis) => NodeRedis.layer({ url: Redacted.value(url), disableOfflineQueue: true }))
+        )
+      )
+    )
   )
 
 const isRedisUrl = (value: string) => {
