@@ -222,7 +222,9 @@ describe("cards over HTTP", () => {
             assert.strictEqual(hits[0]?.n, "0", `${needle} found in ${table}.${column}`)
           }
         }
-        const logs = logLines.join("\n").replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi, "<uuid>")
+        const logs = logLines
+          .join("\n")
+          .replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi, "<uuid>")
         assert.isAbove(logLines.length, 0)
         for (const needle of needles) assert.notInclude(logs, needle)
       })
