@@ -21,7 +21,6 @@ export const describe = (cause: Cause.Cause<unknown>, port: string): Option.Opti
       return Option.none()
     }
     case "DataDirInUse":
-    case "MissingConfiguration":
     case "UnsafeConfiguration":
     case "ConfigError":
       return Option.some((error as Error).message)
