@@ -46,7 +46,9 @@ export const makeVerifiedTokenCache = (capacity: number, clockToleranceSeconds: 
         entries.delete(signed)
         return undefined
       }
-      const given = Buffer.from(token.slice(dot + 1), "latin1")
+      // utf8, not latin1: latin1 keeps only a character's low byte, so another spelling of the
+      // stored signature (U+0141 for "A") would compare equal.
+      const given = Buffer.from(token.slice(dot + 1), "utf8")
       // The length of a signature is no secret: every stored one is 43 characters.
       return given.length === entry.signature.length && timingSafeEqual(given, entry.signature)
         ? entry.principal
@@ -59,7 +61,7 @@ export const makeVerifiedTokenCache = (capacity: number, clockToleranceSeconds: 
       // losing its first entry walks the holes left behind, which made every miss ~9 µs dearer
       // (measured); starting over costs each client one full verification.
       if (entries.size >= capacity) entries.clear()
-      entries.set(signed, { signature: Buffer.from(token.slice(dot + 1), "latin1"), principal, exp })
+      entries.set(signed, { signature: Buffer.from(token.slice(dot + 1), "utf8"), principal, exp })
     }
   }
 }

@@ -65,6 +65,8 @@ describe("verified HS256 tokens are remembered, never past exp", () => {
     assert.strictEqual(cache.get("h.b.sig-b", now)?.userId, "b")
     assert.isUndefined(cache.get("h.a.sig-b", now))
     assert.isUndefined(cache.get("h.a.sig-aa", now))
+    // A character whose low byte is "a"'s (U+0161) is another signature, not the same one.
+    assert.isUndefined(cache.get("h.a.sig-\u0161", now))
     assert.isUndefined(cache.get("h.a.", now))
     assert.isUndefined(cache.get("no-dot", now))
     cache.set("h.c.sig-c", principal("c"), exp)
