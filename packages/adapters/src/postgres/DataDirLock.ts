@@ -71,32 +71,57 @@ const isAlive = (pid: number) => {
 export const readOwner = (dataDir: string): Option.Option<Owner> =>
   Option.filter(readOwnerAt(lockPath(dataDir)), (owner) => owner.pid !== process.pid && isAlive(owner.pid))
 
-const write = (path: string, owner: Owner, flag: "wx" | "w") =>
-  writeFileSync(path, `${JSON.stringify(owner)}\n`, { mode: 0o600, flag })
+const write = (path: string, owner: Owner) => writeFileSync(path, `${JSON.stringify(owner)}\n`, { mode: 0o600 })
+
+/**
+ * Creates the lock file only if none exists, and never half written: the content goes to a private
+ * temporary file first, then is linked into place (link fails on an existing name). A reader thus
+ * always sees a whole lock, and an unreadable one can only be a damaged file, never one in progress.
+ */
+const createExclusive = (path: string, owner: Owner): boolean => {
+  const temporary = `${path}.${process.pid}.${randomBytes(4).toString("hex")}.new`
+  write(temporary, owner)
+  try {
+    linkSync(temporary, path)
+    return true
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "EEXIST") return false
+    throw error
+  } finally {
+    rmSync(temporary, { force: true })
+  }
+}
+
+const readText = (path: string): string | undefined => {
+  try {
+    return readFileSync(path, "utf8")
+  } catch {
+    return undefined
+  }
+}
 
 type Attempt =
   | { readonly _tag: "Owned" }
   | { readonly _tag: "Held"; readonly owner: Owner }
-  | { readonly _tag: "TookOver"; readonly stale: Owner }
+  /** `stale` is undefined when the lock taken over could not be read. */
+  | { readonly _tag: "TookOver"; readonly stale: Owner | undefined }
   | { readonly _tag: "Retry" }
 
 /**
- * One attempt to own the lock. A lock whose process is gone is moved aside under a private name
- * (rename is atomic, so of two processes taking over the same stale lock only one moves it) and
- * checked: if what was moved is not the stale lock judged a moment ago, another process has
+ * One attempt to own the lock. A lock whose process is gone, or that cannot be read (damaged: the
+ * create above never leaves one half written), is moved aside under a private name (rename is
+ * atomic, so of two processes taking over the same stale lock only one moves it) and checked: if
+ * what was moved is not, byte for byte, the lock judged stale a moment ago, another process has
  * already taken over, and its fresh lock is put back.
  */
 const attempt = (path: string, mine: Owner): Attempt => {
-  try {
-    write(path, mine, "wx")
-    return { _tag: "Owned" }
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error
+  if (createExclusive(path, mine)) return { _tag: "Owned" }
+  const text = readText(path)
+  if (text === undefined) return { _tag: "Retry" }
+  const current = Option.getOrUndefined(readOwnerAt(path))
+  if (current !== undefined && isAlive(current.pid) && current.pid !== process.pid) {
+    return { _tag: "Held", owner: current }
   }
-  const current = readOwnerAt(path)
-  // A lock file being written by its owner at this very moment reads as empty: look again.
-  if (Option.isNone(current)) return { _tag: "Retry" }
-  if (isAlive(current.value.pid) && current.value.pid !== process.pid) return { _tag: "Held", owner: current.value }
   const aside = `${path}.${process.pid}.${randomBytes(4).toString("hex")}.stale`
   try {
     renameSync(path, aside)
@@ -104,8 +129,7 @@ const attempt = (path: string, mine: Owner): Attempt => {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return { _tag: "Retry" }
     throw error
   }
-  const moved = readOwnerAt(aside)
-  if (Option.isSome(moved) && moved.value.nonce !== current.value.nonce) {
+  if (readText(aside) !== text) {
     try {
       linkSync(aside, path)
     } catch {
@@ -115,7 +139,7 @@ const attempt = (path: string, mine: Owner): Attempt => {
     return { _tag: "Retry" }
   }
   rmSync(aside, { force: true })
-  return { _tag: "TookOver", stale: current.value }
+  return { _tag: "TookOver", stale: current }
 }
 
 /** The lock this process holds on its data directory; `advertise` records where the service answers. */
@@ -159,7 +183,9 @@ export const acquire = (dataDir: string) =>
         if (result._tag === "Held") return yield* new DataDirInUse({ dataDir: resolve(dataDir), owner: result.owner })
         if (result._tag === "TookOver") {
           yield* Effect.logWarning(
-            `Took over the lock on ${resolve(dataDir)} from process ${result.stale.pid} (started ${result.stale.startedAt}), which is gone`
+            result.stale === undefined
+              ? `Took over the lock on ${resolve(dataDir)}, whose lock file could not be read`
+              : `Took over the lock on ${resolve(dataDir)} from process ${result.stale.pid} (started ${result.stale.startedAt}), which is gone`
           )
         }
         if (tries > 20) return yield* new DataDirLockError({ path, cause: new Error("the lock kept changing hands") })
@@ -169,12 +195,18 @@ export const acquire = (dataDir: string) =>
         path,
         advertise: (url) =>
           Effect.sync(() => {
+            // Only a lock that is still ours is rewritten (never one another process took over).
+            if (Option.getOrUndefined(readOwnerAt(path))?.nonce !== mine.nonce) return
             mine = { ...mine, url }
             // Rewritten in place under a temporary name, so a reader never sees half a file.
             const temporary = `${path}.${process.pid}.tmp`
-            write(temporary, mine, "w")
+            write(temporary, mine)
             renameSync(temporary, path)
-          }).pipe(Effect.ignore)
+          }).pipe(
+            Effect.catchCause((cause) =>
+              Effect.logWarning("Could not record the service's URL in the lock file", cause)
+            )
+          )
       }
       return { lock, nonce: () => mine.nonce }
     }),
