@@ -4,16 +4,18 @@ import { Cause, Effect } from "effect"
 import { CliError, Command } from "effect/cli"
 import packageJson from "../package.json" with { type: "json" }
 import { db } from "./DbCommand.ts"
+import { notifications } from "./NotificationsCommand.ts"
 import { push } from "./PushCommand.ts"
 import { UsageError } from "./Runtime.ts"
 import { serve } from "./ServeCommand.ts"
 import { token } from "./TokenCommand.ts"
 import { virtualAccount } from "./VirtualAccountCommand.ts"
+import { wallet } from "./WalletCommand.ts"
 import { webhook } from "./WebhookCommand.ts"
 
 const root = Command.make("payments-gaming").pipe(
   Command.withDescription("Payments and gaming service: server and operator commands"),
-  Command.withSubcommands([serve, db, token, push, webhook, virtualAccount])
+  Command.withSubcommands([serve, db, token, push, webhook, virtualAccount, wallet, notifications])
 )
 
 /** Exit codes: 0 success, 1 the command failed, 2 bad usage (unknown command, missing or bad flag). */

@@ -3,8 +3,10 @@ import { BankingAdminApi, WalletApi } from "./banking/WalletApi.ts"
 import { WebhookApi } from "./banking/WebhookApi.ts"
 import { WebhookEventsApi } from "./banking/WebhookEventsApi.ts"
 import { CardsApi } from "./cards/CardsApi.ts"
+import { DevicesApi } from "./devices/DevicesApi.ts"
 import { BodyGuard } from "./middleware/BodyGuard.ts"
 import { SchemaErrors } from "./middleware/SchemaErrors.ts"
+import { NotificationsApi } from "./notifications/NotificationsApi.ts"
 import { documentCommonResponses } from "./OpenApiResponses.ts"
 import { PushApi } from "./push/PushApi.ts"
 import { SystemApi } from "./system/SystemApi.ts"
@@ -22,6 +24,8 @@ const Routes = HttpApi.make("payments-gaming")
   .add(WebhookEventsApi)
   .add(WheelApi)
   .add(CardsApi)
+  .add(DevicesApi)
+  .add(NotificationsApi)
   .middleware(SchemaErrors)
   // Added last, so it runs first: a body no field may hold is refused before authentication and decoding.
   .middleware(BodyGuard)

@@ -6,16 +6,21 @@
 // it without loading the server.
 import * as CreditCardTypeBrandDetector from "@payments-gaming/adapters/cards/CreditCardTypeBrandDetector"
 import * as HmacCardFingerprinter from "@payments-gaming/adapters/cards/HmacCardFingerprinter"
+import * as NotificationSettingsConfig from "@payments-gaming/adapters/notifications/NotificationSettingsConfig"
 import * as BankingDeadLetters from "@payments-gaming/adapters/postgres/BankingDeadLetters"
 import * as CardRepositoryPg from "@payments-gaming/adapters/postgres/CardRepository"
 import * as ChallengeRepositoryPg from "@payments-gaming/adapters/postgres/ChallengeRepository"
+import * as DevicesPostgres from "@payments-gaming/adapters/postgres/DevicesPostgres"
 import * as LedgerPostgres from "@payments-gaming/adapters/postgres/LedgerPostgres"
+import * as LedgerStatementPostgres from "@payments-gaming/adapters/postgres/LedgerStatementPostgres"
 import * as LedgerUnitOfWork from "@payments-gaming/adapters/postgres/LedgerUnitOfWork"
+import * as NotificationOutboxPostgres from "@payments-gaming/adapters/postgres/NotificationOutboxPostgres"
 import * as PushDeliveryRepository from "@payments-gaming/adapters/postgres/PushDeliveryRepository"
 import * as SpinRepositoryPg from "@payments-gaming/adapters/postgres/SpinRepository"
 import * as TransfersPostgres from "@payments-gaming/adapters/postgres/TransfersPostgres"
 import * as VirtualAccountsPostgres from "@payments-gaming/adapters/postgres/VirtualAccountsPostgres"
 import * as WebhookInboxPostgres from "@payments-gaming/adapters/postgres/WebhookInboxPostgres"
+import * as WheelClientSeeds from "@payments-gaming/adapters/postgres/WheelClientSeeds"
 import * as WheelRepositoryPg from "@payments-gaming/adapters/postgres/WheelRepository"
 import * as WheelRoundSeeds from "@payments-gaming/adapters/postgres/WheelRoundSeeds"
 import * as PushGatewaysLive from "@payments-gaming/adapters/push/PushGatewaysLive"
@@ -24,6 +29,8 @@ import * as NodeSeedCrypto from "@payments-gaming/adapters/wheel/NodeSeedCrypto"
 import * as WheelSettingsConfig from "@payments-gaming/adapters/wheel/WheelSettingsConfig"
 import { BankingService, WebhookEventsService } from "@payments-gaming/domain/banking"
 import { CardsService } from "@payments-gaming/domain/cards"
+import { StatementService } from "@payments-gaming/domain/ledger"
+import { NotificationDelivery, NotificationsService, NotificationWorker } from "@payments-gaming/domain/notifications"
 import type { PushGateways } from "@payments-gaming/domain/push"
 import { PushService } from "@payments-gaming/domain/push"
 import { TriviaService } from "@payments-gaming/domain/trivia"
@@ -40,14 +47,17 @@ import { Layer } from "effect"
  */
 export const Ledger = Layer.mergeAll(LedgerPostgres.layer, LedgerUnitOfWork.layer)
 
-/** Webhook intake, wallets and transfers, and the operators' webhook-event views. Needs `Ledger`. */
-export const Banking = Layer.merge(BankingService.layer, WebhookEventsService.layer).pipe(
+/** Webhook intake, wallets, statements and transfers, and the operators' webhook-event views. Needs `Ledger`. */
+export const Banking = Layer.mergeAll(BankingService.layer, WebhookEventsService.layer, StatementService.layer).pipe(
   Layer.provideMerge(
     Layer.mergeAll(
       WebhookInboxPostgres.layer,
       BankingDeadLetters.layer,
       VirtualAccountsPostgres.layer,
-      TransfersPostgres.layer
+      TransfersPostgres.layer,
+      LedgerStatementPostgres.layer,
+      // The credit writes its notifications in its own transaction (notification_outbox).
+      NotificationOutboxPostgres.layer
     )
   )
 )
@@ -66,9 +76,12 @@ export const spinAndWinWith = <E, R>(random: Layer.Layer<WheelRandom, E, R>) =>
         WheelRepositoryPg.layer,
         SpinRepositoryPg.layer,
         WheelRoundSeeds.layer,
+        WheelClientSeeds.layer,
         NodeSeedCrypto.layer,
         random,
-        WheelSettingsConfig.layerConfig
+        WheelSettingsConfig.layerConfig,
+        // A prize writes its notification in the spin's transaction.
+        NotificationOutboxPostgres.layer
       )
     )
   )
@@ -81,6 +94,9 @@ export const Cards = CardsService.layer.pipe(
   Layer.provideMerge(CardRepositoryPg.layer),
   Layer.provide([CreditCardTypeBrandDetector.layer, HmacCardFingerprinter.layerConfig])
 )
+
+/** The users' push devices (`Devices`) on PostgreSQL: registered over HTTP, read by the notification outbox. */
+export const Devices = DevicesPostgres.layer
 
 /** Trivia challenges on PostgreSQL. */
 export const Trivia = TriviaService.layer.pipe(Layer.provideMerge(ChallengeRepositoryPg.layer))
@@ -95,5 +111,38 @@ export const pushWith = <ROut, E, R>(gateways: Layer.Layer<PushGateways | ROut, 
 /** Push through the configured gateways (FCM_*, APNS_*), or the development sink for the others. */
 export const Push = pushWith(PushGatewaysLive.layerConfig)
 
+/** The operators' view of the notification outbox (list, retry), on PostgreSQL. */
+export const Notifications = NotificationsService.layer.pipe(Layer.provideMerge(NotificationOutboxPostgres.layer))
+
+/**
+ * The notification worker (a scoped layer: it delivers for as long as it is built) sending through
+ * `push`, deactivating dead tokens' devices, with the settings of NOTIFICATIONS_*. Tests give a
+ * `push` on fake providers.
+ */
+export const notificationsWorkerWith = <E, R>(push: Layer.Layer<PushService, E, R>) =>
+  // Fresh: layers are shared by reference within a build, so a second worker in one build (a
+  // test's beside the app's) would otherwise get the first one's settings. `push` stays shared.
+  Layer.fresh(
+    NotificationWorker.layer.pipe(
+      Layer.provide(NotificationDelivery.layer),
+      Layer.provide(
+        Layer.mergeAll(NotificationOutboxPostgres.layer, DevicesPostgres.layer, NotificationSettingsConfig.layerConfig)
+      )
+    )
+  ).pipe(Layer.provide(push))
+
+/** The worker on the configured push providers (the same `Push` the service sends with). */
+export const NotificationsWorker = notificationsWorkerWith(Push)
+
 /** Every use case of the service, on one shared ledger. */
-export const UseCases = Layer.mergeAll(Banking, SpinAndWin, Cards, Trivia, Push).pipe(Layer.provide(Ledger))
+export const UseCases = Layer.mergeAll(
+  Banking,
+  SpinAndWin,
+  Cards,
+  Devices,
+  Trivia,
+  Push,
+  Notifications,
+  // Every instance delivers (NOTIFICATIONS_WORKER=off to stop it); claims keep instances apart.
+  NotificationsWorker
+).pipe(Layer.provide(Ledger))

@@ -15,6 +15,7 @@ import { BankingAdminHandlers, WalletHandlers } from "./banking/WalletHandlers.t
 import { WebhookEventsHandlers } from "./banking/WebhookEventsHandlers.ts"
 import { WebhookHandlers } from "./banking/WebhookHandlers.ts"
 import { CardsHandlers } from "./cards/CardsHandlers.ts"
+import { DevicesHandlers } from "./devices/DevicesHandlers.ts"
 import * as Layers from "./Layers.ts"
 import * as Authentication from "./middleware/Authentication.ts"
 import * as BodyGuard from "./middleware/BodyGuard.ts"
@@ -24,6 +25,7 @@ import * as RequireAdmin from "./middleware/RequireAdmin.ts"
 import * as ResponseMiddleware from "./middleware/ResponseMiddleware.ts"
 import * as SchemaErrors from "./middleware/SchemaErrors.ts"
 import { createServer } from "./NodeServer.ts"
+import { NotificationsHandlers } from "./notifications/NotificationsHandlers.ts"
 import { METRICS_PATH, OPENAPI_PATH } from "./Paths.ts"
 import { PushHandlers } from "./push/PushHandlers.ts"
 import * as Ready from "./Ready.ts"
@@ -44,7 +46,9 @@ const ApiRoutes = HttpApiBuilder.layer(Api, { openapiPath: OPENAPI_PATH }).pipe(
     BankingAdminHandlers,
     WebhookEventsHandlers,
     WheelHandlers,
-    CardsHandlers
+    CardsHandlers,
+    DevicesHandlers,
+    NotificationsHandlers
   ]),
   Layer.provide([SchemaErrors.layer, BodyGuard.layer, Authentication.layer, RequireAdmin.layer, InternalKey.layer])
 )

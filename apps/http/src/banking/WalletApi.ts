@@ -1,3 +1,4 @@
+import { UserId } from "@payments-gaming/domain/auth"
 import {
   AccountNumber,
   LinkVirtualAccountRequest,
@@ -6,16 +7,54 @@ import {
   VirtualAccountView,
   WalletView
 } from "@payments-gaming/domain/banking"
+import { Instant, StatementCursor, StatementPage } from "@payments-gaming/domain/ledger"
+import { Unit } from "@payments-gaming/domain/money"
+import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { BadRequest, Conflict } from "../ApiErrors.ts"
 import { Envelope } from "../Envelope.ts"
 import { Authentication } from "../middleware/Authentication.ts"
 import { RequireAdmin } from "../middleware/RequireAdmin.ts"
+import { PageQuery } from "../Paging.ts"
+
+/** The statement's query: a keyset page (`limit`, the opaque `cursor`, never an offset) and its filters. */
+export const StatementQuery = {
+  limit: PageQuery.limit,
+  cursor: Schema.optionalKey(StatementCursor),
+  currency: Schema.optionalKey(Unit),
+  from: Schema.optionalKey(Instant),
+  to: Schema.optionalKey(Instant)
+}
+
+/**
+ * A user id in a path: any `UserId` but one with a NUL, which no user can have (PostgreSQL refuses
+ * it in text) and which would otherwise reach the database (found by the endpoint fuzzer).
+ */
+const PathUserId = UserId.check(
+  Schema.makeFilter((id: string) => !id.includes("\u0000"), { message: "must not contain a NUL character" })
+)
+
+const statementDescription =
+  "Postings newest first (by posting id), each with the balance just after it in its currency. `limit` 1 to 200 " +
+  "(default 50); pass the page's `nextCursor` back as `cursor` for the next page (null on the last page): a " +
+  "position, not an offset, so postings made while paging do not shift pages. `currency` an ISO 4217 code or COIN; " +
+  "`from` (inclusive) and `to` (exclusive) ISO 8601 instants with an offset, `from` before `to`. A bad cursor, " +
+  "filter or limit is a 400 listing the problems."
 
 export class WalletApi extends HttpApiGroup.make("wallet")
   .add(
     HttpApiEndpoint.get("wallet", "/v1/wallet", { success: Envelope(WalletView) }).annotateMerge(
       OpenApi.annotations({ summary: "The caller's coin balance and cash balances (decimal strings)" })
+    ),
+    HttpApiEndpoint.get("statement", "/v1/wallet/transactions", {
+      query: StatementQuery,
+      success: Envelope(StatementPage),
+      error: BadRequest
+    }).annotateMerge(
+      OpenApi.annotations({
+        summary: "The caller's wallet statement: deposits, prizes and transfers with the balance after each",
+        description: statementDescription
+      })
     )
   )
   .middleware(Authentication)
@@ -40,6 +79,17 @@ export class BankingAdminApi extends HttpApiGroup.make("bankingAdmin")
     }).annotateMerge(
       OpenApi.annotations({
         summary: "Record an outbound transfer and hold its amount until the provider settles or fails it"
+      })
+    ),
+    HttpApiEndpoint.get("userStatement", "/v1/admin/users/:userId/transactions", {
+      params: { userId: PathUserId },
+      query: StatementQuery,
+      success: Envelope(StatementPage),
+      error: BadRequest
+    }).annotateMerge(
+      OpenApi.annotations({
+        summary: "A user's wallet statement, as GET /v1/wallet/transactions shows it to that user",
+        description: statementDescription
       })
     )
   )

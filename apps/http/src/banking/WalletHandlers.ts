@@ -1,4 +1,7 @@
+import type { UserId } from "@payments-gaming/domain/auth"
 import { BankingService } from "@payments-gaming/domain/banking"
+import { type StatementPosition, StatementService } from "@payments-gaming/domain/ledger"
+import type { Unit } from "@payments-gaming/domain/money"
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../Api.ts"
@@ -8,21 +11,60 @@ import { CurrentUser } from "../middleware/CurrentUser.ts"
 
 const conflictError = (error: { readonly message: string }) => Effect.fail(conflict(error.message))
 
+const DEFAULT_STATEMENT_LIMIT = 50
+
+/** One statement page for `userId`; a period with `from` not before `to` is a 400 naming both. */
+const statementOf =
+  (statements: StatementService["Service"]) =>
+  (
+    userId: UserId,
+    query: {
+      readonly limit?: number
+      readonly cursor?: StatementPosition
+      readonly currency?: Unit
+      readonly from?: Date
+      readonly to?: Date
+    }
+  ) =>
+    statements
+      .statement(userId, {
+        currency: query.currency,
+        from: query.from,
+        to: query.to,
+        after: query.cursor,
+        limit: query.limit ?? DEFAULT_STATEMENT_LIMIT
+      })
+      .pipe(
+        Effect.catchTag("InvalidStatementPeriod", (error) =>
+          Effect.fail(
+            badRequest("Invalid statement period", [
+              { path: "from", message: error.message },
+              { path: "to", message: error.message }
+            ])
+          )
+        ),
+        Effect.flatMap((page) => ok("Wallet transactions fetched", page))
+      )
+
 export const WalletHandlers = HttpApiBuilder.group(Api, "wallet", (handlers) =>
   Effect.gen(function* () {
     const banking = yield* BankingService
-    return handlers.handle("wallet", () =>
-      Effect.gen(function* () {
-        const user = yield* CurrentUser
-        return yield* ok("Wallet fetched", yield* banking.wallet(user.userId))
-      })
-    )
+    const statement = statementOf(yield* StatementService)
+    return handlers
+      .handle("wallet", () =>
+        Effect.gen(function* () {
+          const user = yield* CurrentUser
+          return yield* ok("Wallet fetched", yield* banking.wallet(user.userId))
+        })
+      )
+      .handle("statement", ({ query }) => Effect.flatMap(CurrentUser, (user) => statement(user.userId, query)))
   })
 )
 
 export const BankingAdminHandlers = HttpApiBuilder.group(Api, "bankingAdmin", (handlers) =>
   Effect.gen(function* () {
     const banking = yield* BankingService
+    const statement = statementOf(yield* StatementService)
     return handlers
       .handle("linkVirtualAccount", ({ params, payload }) =>
         banking.linkVirtualAccount(params.accountNumber, payload).pipe(
@@ -47,5 +89,6 @@ export const BankingAdminHandlers = HttpApiBuilder.group(Api, "bankingAdmin", (h
           Effect.map(respond)
         )
       )
+      .handle("userStatement", ({ params, query }) => statement(params.userId, query))
   })
 )

@@ -1,7 +1,16 @@
-import { Countdown, IdempotencyKey, PublicSegment, RoundAudit, RoundId } from "@payments-gaming/domain/wheel"
+import {
+  ClientSeed,
+  ClientSeedState,
+  Countdown,
+  IdempotencyKey,
+  Nonce,
+  PublicSegment,
+  RoundAudit,
+  RoundId
+} from "@payments-gaming/domain/wheel"
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
-import { Conflict, NotFound } from "../ApiErrors.ts"
+import { BadRequest, Conflict, NotFound } from "../ApiErrors.ts"
 import { Envelope } from "../Envelope.ts"
 import { Authentication } from "../middleware/Authentication.ts"
 import { PageQuery } from "../Paging.ts"
@@ -13,8 +22,27 @@ export const WheelData = Schema.Struct({
   segments: Schema.Array(PublicSegment)
 })
 
-/** `data` of POST /v1/spin-and-win/spin: CONTRACT §4 exactly. */
-export const SpinData = Schema.Struct({ segment: PublicSegment, coinBalance: Schema.Int, expiresIn: Countdown })
+/**
+ * `data` of POST /v1/spin-and-win/spin: CONTRACT §4's three fields, then (issue 17) the client seed
+ * and nonce the spin was drawn with, which a player needs to verify it once the round is revealed.
+ */
+export const SpinData = Schema.Struct({
+  segment: PublicSegment,
+  coinBalance: Schema.Int,
+  expiresIn: Countdown,
+  clientSeed: Schema.NullOr(ClientSeed).annotate({
+    description:
+      "The client seed this spin was drawn with (null only when replaying a spin made before client seeds existed)"
+  }),
+  nonce: Nonce.annotate({ description: "The spin's nonce: how many spins the player had made with this client seed" })
+})
+
+/** The body of PUT /v1/spin-and-win/client-seed. */
+export const SetClientSeed = Schema.Struct({
+  clientSeed: ClientSeed.annotate({
+    description: "1 to 64 printable ASCII characters (space to ~), mixed into the draw of your next spins"
+  })
+})
 
 export class WheelApi extends HttpApiGroup.make("wheel")
   .add(
@@ -37,6 +65,28 @@ export class WheelApi extends HttpApiGroup.make("wheel")
         description: "X-Spin-Id, X-Spin-Round and X-Round-Commitment identify the draw for later verification."
       })
     ),
+    HttpApiEndpoint.get("clientSeed", "/client-seed", { success: Envelope(ClientSeedState) }).annotateMerge(
+      OpenApi.annotations({
+        summary: "The client seed and nonce the caller's next spin will be drawn with",
+        description:
+          "The seed the caller set, or, until they set one, a default derived from their user id (the first 32 " +
+          "hex digits of SHA-256 of it). The nonce counts the caller's spins with this seed."
+      })
+    ),
+    HttpApiEndpoint.put("setClientSeed", "/client-seed", {
+      payload: SetClientSeed,
+      success: Envelope(ClientSeedState),
+      error: BadRequest
+    }).annotateMerge(
+      OpenApi.annotations({
+        summary: "Set the client seed of the caller's next spins",
+        description:
+          "Takes effect from the caller's next spin (in the current round if they have not spun yet); a spin " +
+          "already made keeps the seed and nonce it was drawn with. A new seed restarts the nonce at 0; the seed " +
+          "already set changes nothing. Set it after seeing the round's X-Round-Commitment, so the server's seed " +
+          "was fixed before yours was known (docs/provably-fair.md)."
+      })
+    ),
     HttpApiEndpoint.get("round", "/rounds/:round", {
       params: { round: RoundId },
       query: PageQuery,
@@ -45,10 +95,12 @@ export class WheelApi extends HttpApiGroup.make("wheel")
     }).annotateMerge(
       OpenApi.annotations({
         summary:
-          "A finished round laid open: its server seed, commitment, and the caller's own spin with its draw ranges " +
+          "A finished round laid open: its server seed, commitment, and the caller's own spin (with its client " +
+          "seed and nonce) and draw ranges " +
           "(409 while it runs)",
         description:
-          "Lists only the caller's own spins (with their user id, needed to recompute the draw); other players' " +
+          "Lists only the caller's own spins (with their user id, client seed and nonce, needed to recompute the " +
+          "draw); other players' " +
           "spins are not listed, not even anonymously. A caller whose token has the admin role sees every " +
           "player's spins with user ids, paged. See docs/provably-fair.md."
       })

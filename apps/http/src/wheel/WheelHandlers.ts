@@ -43,6 +43,20 @@ export const WheelHandlers = HttpApiBuilder.group(Api, "wheel", (handlers) =>
           })
         })
       )
+      .handle("clientSeed", () =>
+        Effect.gen(function* () {
+          const user = yield* CurrentUser
+          const state = yield* wheel.clientSeed(user.userId)
+          return yield* ok("Client seed fetched successfully", state)
+        })
+      )
+      .handle("setClientSeed", ({ payload }) =>
+        Effect.gen(function* () {
+          const user = yield* CurrentUser
+          const state = yield* wheel.setClientSeed(user.userId, payload.clientSeed)
+          return yield* ok("Client seed set; it applies from your next spin", state)
+        })
+      )
       .handle("round", ({ params, query }) =>
         Effect.gen(function* () {
           const user = yield* CurrentUser

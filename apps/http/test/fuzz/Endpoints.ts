@@ -1,8 +1,11 @@
 import { LinkVirtualAccountRequest, RecordTransferRequest } from "@payments-gaming/domain/banking"
 import { NewCard } from "@payments-gaming/domain/cards"
+import { RegisterDeviceRequest } from "@payments-gaming/domain/devices"
+import { encodeStatementCursor } from "@payments-gaming/domain/ledger"
 import { PushMessage } from "@payments-gaming/domain/push"
 import { ChallengeInput } from "@payments-gaming/domain/trivia"
 import fc from "fast-check"
+import { SetClientSeed } from "../../src/wheel/WheelApi.ts"
 import type { AuthKind } from "./HeaderCase.ts"
 import { junkQuery, junkSegment } from "./PathCase.ts"
 import { schemaSamples } from "./schemaSamples.ts"
@@ -66,6 +69,30 @@ const withQuery = (path: fc.Arbitrary<string>, query = junkQuery) =>
 
 const fixed = (path: string) => withQuery(fc.constant(path))
 
+/** The statement's query: its filters and cursor, good and bad, or any junk query. */
+const statementQuery = fc.oneof(
+  { weight: 2, arbitrary: junkQuery },
+  {
+    weight: 5,
+    arbitrary: fc
+      .record(
+        {
+          limit: fc.constantFrom("1", "3", "200", "0", "201", "-1", "abc"),
+          cursor: fc.oneof(
+            fc.constantFrom(encodeStatementCursor({ id: 1n }), encodeStatementCursor({ id: 2n ** 63n - 1n })),
+            fc.constantFrom("", "junk", "MA", "LTE", "A".repeat(300)),
+            fc.string({ maxLength: 12 })
+          ),
+          currency: fc.constantFrom("NGN", "COIN", "USD", "ngn", "XYZ", ""),
+          from: fc.constantFrom("2026-01-01T00:00:00Z", "2026-02-30T00:00:00Z", "2026-01-01", "now", "9".repeat(20)),
+          to: fc.constantFrom("2027-01-01T00:00:00+01:00", "2025-01-01T00:00:00Z", "2026-01-01T00:00:00")
+        },
+        { requiredKeys: [] }
+      )
+      .map((query) => `?${new URLSearchParams(query).toString()}`)
+  }
+)
+
 const segment = (prefix: string, good: fc.Arbitrary<string>) =>
   withQuery(
     fc.oneof({ weight: 3, arbitrary: good }, { weight: 2, arbitrary: junkSegment }).map((value) => `${prefix}/${value}`)
@@ -114,6 +141,21 @@ export const endpoints = (fixtures: Fixtures, samples: number, seed: number): Re
       auth: "user",
       path: fixed("/v1/spin-and-win/spin"),
       bodies: [{}]
+    },
+    {
+      name: "GET /v1/spin-and-win/client-seed",
+      method: "GET",
+      auth: "user",
+      path: fixed("/v1/spin-and-win/client-seed"),
+      bodies: undefined
+    },
+    {
+      name: "PUT /v1/spin-and-win/client-seed",
+      method: "PUT",
+      auth: "user",
+      path: fixed("/v1/spin-and-win/client-seed"),
+      bodies: [{ clientSeed: "my lucky seed" }, { clientSeed: "~".repeat(64) }],
+      derived: schemaSamples(SetClientSeed, samples, seed)
     },
     {
       name: "GET /v1/spin-and-win/rounds/{round}",
@@ -168,7 +210,49 @@ export const endpoints = (fixtures: Fixtures, samples: number, seed: number): Re
       path: segment("/v1/user/cards", fc.oneof(fc.constantFrom(...fixtures.cardIds), fc.uuid())),
       bodies: undefined
     },
+    {
+      name: "PUT /v1/user/devices",
+      method: "PUT",
+      auth: "user",
+      path: fixed("/v1/user/devices"),
+      bodies: [
+        { tokenType: "FCM", token: `fuzz-device:APA91b${"Fz0_-".repeat(30)}`, platform: "android" },
+        { tokenType: "APNS", token: "f0".repeat(32), platform: "ios" },
+        { tokenType: "APNS", token: "0A".repeat(40) }
+      ],
+      derived: schemaSamples(RegisterDeviceRequest, samples, seed)
+    },
+    { name: "GET /v1/user/devices", method: "GET", auth: "user", path: fixed("/v1/user/devices"), bodies: undefined },
+    {
+      name: "DELETE /v1/user/devices/{deviceId}",
+      method: "DELETE",
+      auth: "user",
+      path: segment("/v1/user/devices", fc.uuid()),
+      bodies: undefined
+    },
     { name: "GET /v1/wallet", method: "GET", auth: "user", path: fixed("/v1/wallet"), bodies: undefined },
+    {
+      name: "GET /v1/wallet/transactions",
+      method: "GET",
+      auth: "user",
+      path: withQuery(fc.constant("/v1/wallet/transactions"), statementQuery),
+      bodies: undefined
+    },
+    {
+      name: "GET /v1/admin/users/{userId}/transactions",
+      method: "GET",
+      auth: "admin",
+      path: withQuery(
+        fc
+          .oneof(
+            { weight: 3, arbitrary: fc.constantFrom("fuzz-user-1", "fuzz-user-0") },
+            { weight: 2, arbitrary: junkSegment }
+          )
+          .map((userId) => `/v1/admin/users/${userId}/transactions`),
+        statementQuery
+      ),
+      bodies: undefined
+    },
     {
       name: "PUT /v1/admin/virtual-accounts/{accountNumber}",
       method: "PUT",

@@ -8,9 +8,12 @@ import {
   WebhookEventPage
 } from "@payments-gaming/domain/banking"
 import { Card } from "@payments-gaming/domain/cards"
+import { DeviceView } from "@payments-gaming/domain/devices"
+import { StatementPage } from "@payments-gaming/domain/ledger"
+import { NotificationView, RetryResult } from "@payments-gaming/domain/notifications"
 import { PushResult } from "@payments-gaming/domain/push"
 import { Challenge } from "@payments-gaming/domain/trivia"
-import { RoundAudit } from "@payments-gaming/domain/wheel"
+import { ClientSeedState, RoundAudit } from "@payments-gaming/domain/wheel"
 import { Schema } from "effect"
 import { Envelope, ReducedEnvelope } from "../../src/Envelope.ts"
 import { SpinData, WheelData } from "../../src/wheel/WheelApi.ts"
@@ -26,6 +29,8 @@ const ROUTES: ReadonlyArray<readonly [method: string, path: RegExp, body: Schema
   ["GET", /^\/v1\/spin-and-win$/, Envelope(WheelData)],
   ["POST", /^\/v1\/spin-and-win\/spin$/, Envelope(SpinData)],
   ["GET", /^\/v1\/spin-and-win\/rounds\/[^/]+$/, Envelope(RoundAudit)],
+  ["GET", /^\/v1\/spin-and-win\/client-seed$/, Envelope(ClientSeedState)],
+  ["PUT", /^\/v1\/spin-and-win\/client-seed$/, Envelope(ClientSeedState)],
   ["PUT", /^\/v1\/gaming\/trivia\/challenges\/[^/]+$/, Envelope(Schema.String)],
   ["POST", /^\/v1\/gaming\/trivia\/challenges$/, Envelope(Challenge)],
   ["GET", /^\/v1\/gaming\/trivia\/challenges\/[^/]+$/, Envelope(Challenge)],
@@ -33,6 +38,9 @@ const ROUTES: ReadonlyArray<readonly [method: string, path: RegExp, body: Schema
   ["POST", /^\/v1\/user\/cards$/, Envelope(Card)],
   ["GET", /^\/v1\/user\/cards$/, Envelope(Schema.Array(Card))],
   ["DELETE", /^\/v1\/user\/cards\/[^/]+$/, Envelope(Schema.Null)],
+  ["PUT", /^\/v1\/user\/devices$/, Envelope(DeviceView)],
+  ["GET", /^\/v1\/user\/devices$/, Envelope(Schema.Array(DeviceView))],
+  ["DELETE", /^\/v1\/user\/devices\/[^/]+$/, Envelope(Schema.Null)],
   [
     "POST",
     /^\/v1\/webhook\/core-banking\/provider$/,
@@ -41,13 +49,18 @@ const ROUTES: ReadonlyArray<readonly [method: string, path: RegExp, body: Schema
     )
   ],
   ["GET", /^\/v1\/wallet$/, Envelope(WalletView)],
+  ["GET", /^\/v1\/wallet\/transactions$/, Envelope(StatementPage)],
+  ["GET", /^\/v1\/admin\/users\/[^/]+\/transactions$/, Envelope(StatementPage)],
   ["PUT", /^\/v1\/admin\/virtual-accounts\/[^/]+$/, Envelope(VirtualAccountView)],
   ["POST", /^\/v1\/admin\/transfers$/, Envelope(TransferView)],
   ["GET", /^\/v1\/admin\/webhook-events$/, Envelope(WebhookEventPage)],
   ["POST", /^\/v1\/admin\/webhook-events\/replay$/, Envelope(Schema.Array(ReplayResult))],
   ["GET", /^\/v1\/admin\/webhook-events\/[^/]+$/, Envelope(WebhookEventDetail)],
   ["POST", /^\/v1\/admin\/webhook-events\/[^/]+\/replay$/, Envelope(ReplayResult)],
-  ["GET", /^\/v1\/admin\/dead-letters$/, Envelope(DeadLetterPage)]
+  ["GET", /^\/v1\/admin\/dead-letters$/, Envelope(DeadLetterPage)],
+  ["GET", /^\/v1\/admin\/notifications$/, Envelope(Schema.Array(NotificationView))],
+  ["POST", /^\/v1\/admin\/notifications\/retry$/, Envelope(Schema.Array(RetryResult))],
+  ["POST", /^\/v1\/admin\/notifications\/[^/]+\/retry$/, Envelope(RetryResult)]
 ]
 
 /** Routes that answer something other than JSON, or no body at all. */

@@ -25,6 +25,13 @@ export const TEST_ENV = {
  * from `TEST_ENV` plus `overrides`. Provides the HttpServer so tests can read its address.
  */
 export const TestServer = (overrides: Record<string, string> = {}) =>
+  TestServerOn(overrides).pipe(Layer.provideMerge(TestDatabase))
+
+/**
+ * `TestServer` on a database the caller provides, so that several servers (configured differently,
+ * e.g. in two time zones) can share one database.
+ */
+export const TestServerOn = (overrides: Record<string, string> = {}) =>
   HttpApp.pipe(
     Layer.provideMerge(
       NodeHttpServer.layer(() => createServer({ formatLocal: makeLocalFormatter(TEST_ENV.APP_TIMEZONE) }), {
@@ -32,7 +39,6 @@ export const TestServer = (overrides: Record<string, string> = {}) =>
         host: "127.0.0.1"
       })
     ),
-    Layer.provideMerge(TestDatabase),
     Layer.provide(ConfigProvider.layer(ConfigProvider.fromUnknown({ ...TEST_ENV, ...overrides })))
   )
 

@@ -6,6 +6,9 @@ import { Ledger } from "@payments-gaming/domain/ledger"
 import { concurrentSpins } from "@payments-gaming/domain/test/support/wheelFixtures"
 import { WheelTesting } from "@payments-gaming/domain/testing"
 import {
+  type ClientSeed,
+  ClientSeeds,
+  defaultClientSeed,
   defaultWheel,
   drawFromBytes,
   type IdempotencyKey,
@@ -48,7 +51,8 @@ const playerLandingOn = (prefix: string, wanted: (segment: Segment) => boolean) 
     const segments = defaultWheel("NGN").segments
     for (let index = 0; index < 10_000; index++) {
       const userId = `${prefix}-${index}`
-      const value = yield* ProvablyFair.drawValue(crypto, ROUND_SEED, { userId, round: ROUND, nonce: 0 }, 100)
+      const clientSeed = yield* defaultClientSeed(crypto, user(userId))
+      const value = yield* ProvablyFair.drawValue(crypto, ROUND_SEED, { clientSeed, userId, nonce: 0 }, 100)
       const segment = segmentAt(segments, value)
       if (wanted(segment)) return { userId: user(userId), segment }
     }
@@ -177,12 +181,50 @@ describe("spin-and-win on PostgreSQL", () => {
         const seed = Buffer.from(audit.seed, "hex")
         assert.strictEqual(createHash("sha256").update(seed).digest("hex"), commitment)
         assert.strictEqual(audit.commitment, commitment)
-        const mac = createHmac("sha256", seed).update(`auditor:2026-06-10:${spin.nonce}`).digest()
+        const mac = createHmac("sha256", seed)
+          .update(JSON.stringify([spin.clientSeed, "auditor", spin.nonce]))
+          .digest()
         const draw = Option.getOrThrow(drawFromBytes(new Uint8Array(mac), audit.wheels[0]!.totalWeight))
         assert.strictEqual(draw, spin.drawValue)
         const range = audit.wheels[0]!.ranges.find(({ from, to }) => draw >= from && draw < to)
         assert.strictEqual(range?.segmentId, spin.segmentId)
         assert.strictEqual(spin.segmentId, spun.segment.id)
+      }).pipe(withTestClock)
+    )
+
+    it.effect("client seeds: set, claimed per spin inside its transaction, restarted by a new seed", () =>
+      Effect.gen(function* () {
+        const seeds = yield* ClientSeeds
+        const sql = yield* SqlClient.SqlClient
+        const who = user("seed-owner")
+        const seed = (value: string) => value as ClientSeed
+        assert.isTrue(Option.isNone(yield* seeds.current(who)))
+        // A first claim stores the fallback and hands out nonce 0; each claim one more.
+        assert.deepStrictEqual(yield* seeds.claim(who, seed("fallback")), { clientSeed: "fallback", nonce: 0 })
+        assert.deepStrictEqual(yield* seeds.claim(who, seed("ignored")), { clientSeed: "fallback", nonce: 1 })
+        assert.deepStrictEqual(yield* seeds.current(who), Option.some({ clientSeed: seed("fallback"), nonce: 2 }))
+        // A claim in a transaction that rolls back is given back.
+        const rolledBack = yield* Effect.exit(
+          sql.withTransaction(Effect.andThen(seeds.claim(who, seed("x")), Effect.fail("spin refused")))
+        )
+        assert.isTrue(rolledBack._tag === "Failure")
+        assert.deepStrictEqual(yield* seeds.current(who), Option.some({ clientSeed: seed("fallback"), nonce: 2 }))
+        // The same seed keeps the count, a new one restarts it.
+        assert.deepStrictEqual(yield* seeds.set(who, seed("fallback")), { clientSeed: "fallback", nonce: 2 })
+        assert.deepStrictEqual(yield* seeds.set(who, seed("mine ~ 1")), { clientSeed: "mine ~ 1", nonce: 0 })
+        // Concurrent claims each get a nonce of their own.
+        const nonces = yield* Effect.forEach(Array.from({ length: 10 }), () => seeds.claim(who, seed("x")), {
+          concurrency: "unbounded"
+        })
+        assert.deepStrictEqual(
+          nonces.map((state) => state.nonce).sort((a, b) => a - b),
+          [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]
+        )
+        // The table refuses what ClientSeed refuses, whoever writes.
+        const badInsert = yield* Effect.exit(
+          sql`INSERT INTO wheel_client_seeds (user_id, client_seed, next_nonce) VALUES ('other', 'naïve', 0)`
+        )
+        assert.strictEqual(badInsert._tag, "Failure")
       }).pipe(withTestClock)
     )
 
@@ -236,7 +278,7 @@ describe("spin-and-win on PostgreSQL", () => {
           const checked = yield* ProvablyFair.verify(yield* SeedCrypto, {
             seed: new Uint8Array(Buffer.from(audit.seed, "hex")),
             commitment: outcome.commitment,
-            input: { userId: "real", round: ROUND, nonce: outcome.nonce },
+            input: { clientSeed: outcome.clientSeed!, userId: "real", nonce: outcome.nonce },
             segments: defaultWheel("NGN").segments
           })
           assert.isTrue(checked.commitmentMatches)

@@ -46,6 +46,7 @@ const spinOf = (userId: string, round: string, idempotencyKey: string | null) =>
     userId: user(userId),
     round: round as RoundId,
     wheelVersion: 1,
+    clientSeed: null,
     nonce: 0,
     drawValue: 0,
     segmentId: FIRST_SEGMENT.id,
@@ -98,6 +99,36 @@ describe("spin-and-win SQL per request", () => {
         const again = yield* Effect.exit(service.spin(user("spinner")))
         assert.isTrue(Exit.isFailure(again))
         assert.strictEqual(Option.getOrThrow(Exit.findErrorOption(again))._tag, "AlreadySpun")
+      }).pipe(withTestClock)
+    )
+
+    it.effect("a spin sends one statement more than before client seeds (the claim), a refused spin none", () =>
+      Effect.gen(function* () {
+        yield* TestClock.setTime(Date.parse("2026-05-01T12:00:00Z"))
+        const service = yield* SpinAndWinService
+        yield* service.view(user("counted"))
+        // The prize's notification (issue 18's outbox write, in the same transaction) is counted by
+        // that feature's tests; this one counts the wheel's own statements.
+        const shape = (statements: ReadonlyArray<string>) =>
+          statements
+            .filter((text) => !text.includes("notification_outbox"))
+            .map((text) => text.split(" (")[0]!.split(" WHERE")[0]!.slice(0, 40))
+        // Before issue 17 a spin sent INSERT INTO spins, the ledger posting (a prize) and the balance
+        // read, between BEGIN and COMMIT: three statements. Now the claim of the client seed comes first.
+        const { result, statements } = yield* statementsOf(service.spin(user("counted")))
+        const expected = [
+          "INSERT INTO wheel_client_seeds AS s",
+          "INSERT INTO spins",
+          ...(result.segment.value === 0 ? [] : ["WITH tx AS"]),
+          "SELECT unit, balance FROM ledger_account"
+        ]
+        assert.deepStrictEqual(shape(statements), expected, statements.join("\n"))
+        assert.include(statements[0], "ON CONFLICT (user_id) DO UPDATE SET next_nonce = s.next_nonce + 1")
+        // A second spin in the round: the claim and the refused insert, then a rollback.
+        const refused = yield* statementsOf(Effect.exit(service.spin(user("counted"))))
+        assert.deepStrictEqual(shape(refused.statements), ["INSERT INTO wheel_client_seeds AS s", "INSERT INTO spins"])
+        // ...which gave the nonce back.
+        assert.strictEqual((yield* service.clientSeed(user("counted"))).nonce, 1)
       }).pipe(withTestClock)
     )
 

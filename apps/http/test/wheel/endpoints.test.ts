@@ -6,6 +6,7 @@ import * as NodeSeedCrypto from "@payments-gaming/adapters/wheel/NodeSeedCrypto"
 import type { UserId } from "@payments-gaming/domain/auth"
 import { unique } from "@payments-gaming/domain/test/support/fixtures"
 import {
+  defaultClientSeed,
   defaultWheel,
   drawFromBytes,
   ProvablyFair,
@@ -69,13 +70,15 @@ const finishedRound = (round: string, players: ReadonlyArray<string>) =>
     const segments = defaultWheel("NGN").segments
     const recorded = yield* Effect.forEach(players, (userId, index) =>
       Effect.gen(function* () {
-        const value = yield* ProvablyFair.drawValue(crypto, seedBytes, { userId, round, nonce: 0 }, 100)
+        const clientSeed = yield* defaultClientSeed(crypto, userId as UserId)
+        const value = yield* ProvablyFair.drawValue(crypto, seedBytes, { clientSeed, userId, nonce: 0 }, 100)
         const segment = segmentAt(segments, value)
         const spin = new Spin({
           spinId: randomUUID() as SpinId,
           userId: userId as UserId,
           round: round as RoundId,
           wheelVersion: 1,
+          clientSeed,
           nonce: 0,
           drawValue: value,
           segmentId: segment.id,
@@ -120,7 +123,13 @@ describe("spin-and-win over HTTP", () => {
           const token = yield* tokenFor(userId)
           const response = yield* spin(token)
           assert.strictEqual(response.status, 200)
-          assert.deepStrictEqual(Object.keys(response.json.data), ["segment", "coinBalance", "expiresIn"])
+          assert.deepStrictEqual(Object.keys(response.json.data), [
+            "segment",
+            "coinBalance",
+            "expiresIn",
+            "clientSeed",
+            "nonce"
+          ])
           const segment = response.json.data.segment
           const wallet = yield* request("/v1/wallet", { token })
           const ngn = wallet.json.data.balances.find((b: { currency: string }) => b.currency === "NGN")?.available
@@ -185,6 +194,76 @@ describe("spin-and-win over HTTP", () => {
       })
     )
 
+    it.effect("client seed: a derived default, PUT sets it for the next spin with nonce 0, bad seeds are 400", () =>
+      Effect.gen(function* () {
+        const userId = unique("seeder")
+        const token = yield* tokenFor(userId)
+        const fallback = createHash("sha256").update(userId).digest("hex").slice(0, 32)
+        const initial = yield* request("/v1/spin-and-win/client-seed", { token })
+        assert.strictEqual(initial.status, 200)
+        assert.deepStrictEqual(Object.keys(initial.json), ["timestamp", "status", "success", "message", "data"])
+        assert.deepStrictEqual(initial.json.data, { clientSeed: fallback, nonce: 0 })
+
+        const put = (body: unknown) => request("/v1/spin-and-win/client-seed", { method: "PUT", token, body })
+        const set = yield* put({ clientSeed: "  my seed: ~!@#$%^&*() " })
+        assert.strictEqual(set.status, 200)
+        assert.strictEqual(set.json.success, true)
+        assert.deepStrictEqual(set.json.data, { clientSeed: "  my seed: ~!@#$%^&*() ", nonce: 0 })
+        assert.deepStrictEqual((yield* put({ clientSeed: "x".repeat(64) })).json.data, {
+          clientSeed: "x".repeat(64),
+          nonce: 0
+        })
+
+        for (const bad of [
+          {},
+          { clientSeed: "" },
+          { clientSeed: "x".repeat(65) },
+          { clientSeed: "naïve" },
+          { clientSeed: "tab\there" },
+          { clientSeed: "new\nline" },
+          { clientSeed: 42 },
+          { clientSeed: null }
+        ]) {
+          const refused = yield* put(bad)
+          assert.strictEqual(refused.status, 400, JSON.stringify(bad))
+          assert.strictEqual(refused.json.success, false)
+          assert.strictEqual(refused.json.data, null)
+          assert.isTrue(Array.isArray(refused.json.errors) && refused.json.errors.length > 0, refused.text)
+        }
+        const raw = yield* request("/v1/spin-and-win/client-seed", {
+          method: "PUT",
+          token,
+          rawBody: "{not json",
+          headers: { "content-type": "application/json" }
+        })
+        assert.strictEqual(raw.status, 400)
+        // The refusals changed nothing.
+        assert.deepStrictEqual((yield* request("/v1/spin-and-win/client-seed", { token })).json.data, {
+          clientSeed: "x".repeat(64),
+          nonce: 0
+        })
+
+        const spun = yield* spin(token)
+        assert.strictEqual(spun.status, 200)
+        assert.deepStrictEqual([spun.json.data.clientSeed, spun.json.data.nonce], ["x".repeat(64), 0])
+        assert.deepStrictEqual((yield* request("/v1/spin-and-win/client-seed", { token })).json.data, {
+          clientSeed: "x".repeat(64),
+          nonce: 1
+        })
+        // The same seed again keeps the count; the spin already made keeps its seed.
+        assert.deepStrictEqual((yield* put({ clientSeed: "x".repeat(64) })).json.data, {
+          clientSeed: "x".repeat(64),
+          nonce: 1
+        })
+        assert.deepStrictEqual((yield* put({ clientSeed: "fresh" })).json.data, { clientSeed: "fresh", nonce: 0 })
+        assert.strictEqual((yield* request("/v1/spin-and-win/client-seed")).status, 401)
+        assert.strictEqual(
+          (yield* request("/v1/spin-and-win/client-seed", { method: "PUT", body: { clientSeed: "a" } })).status,
+          401
+        )
+      })
+    )
+
     it.effect("a finished round shows a player their own spin only, verifiable; an admin sees every spin", () =>
       Effect.gen(function* () {
         const [alice, bob] = [unique("alice"), unique("bob")]
@@ -212,7 +291,9 @@ describe("spin-and-win over HTTP", () => {
         const [spin] = audit.spins
         const seed = Buffer.from(audit.seed, "hex")
         assert.strictEqual(createHash("sha256").update(seed).digest("hex"), commitment)
-        const mac = createHmac("sha256", seed).update(`${alice}:${round}:${spin.nonce}`).digest()
+        assert.strictEqual(spin.clientSeed, createHash("sha256").update(alice).digest("hex").slice(0, 32))
+        const message = JSON.stringify([spin.clientSeed, alice, spin.nonce])
+        const mac = createHmac("sha256", seed).update(message).digest()
         const draw = Option.getOrThrow(drawFromBytes(new Uint8Array(mac), audit.wheels[0].totalWeight))
         assert.strictEqual(draw, spin.drawValue)
         const range = audit.wheels[0].ranges.find(

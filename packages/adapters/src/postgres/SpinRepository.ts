@@ -1,6 +1,7 @@
 import { UserId } from "@payments-gaming/domain/auth"
 import {
   AlreadySpun,
+  ClientSeed,
   IdempotencyKey,
   RoundId,
   SegmentId,
@@ -27,6 +28,7 @@ const SpinColumns = Schema.Struct({
   userId: UserId,
   round: RoundId,
   wheelVersion: Schema.Int,
+  clientSeed: Schema.NullOr(ClientSeed),
   nonce: Schema.Int,
   drawValue: NumberFromBigInt,
   segmentId: SegmentId,
@@ -41,13 +43,14 @@ const SpinRow = rowSchema(
 )
 
 /**
- * `SpinRepository` on PostgreSQL (table `spins`, migration `0006_wheel`). It runs on the ambient
+ * `SpinRepository` on PostgreSQL (table `spins`, migrations `0006_wheel` and `0014_wheel_client_seeds`). It runs on the ambient
  * client, so inside a `UnitOfWork` the spin commits or rolls back with its ledger posting.
  */
 export const make = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
 
-  const columns = sql.literal(`id AS "spinId", user_id AS "userId", round, wheel_version AS "wheelVersion", nonce,
+  const columns = sql.literal(`id AS "spinId", user_id AS "userId", round, wheel_version AS "wheelVersion",
+    client_seed AS "clientSeed", nonce,
     draw_value AS "drawValue", segment_id AS "segmentId", prize_type AS "prizeType", prize_value AS "prizeValue",
     idempotency_key AS "idempotencyKey", created_at AS "createdAt"`)
 
@@ -82,9 +85,9 @@ export const make = Effect.gen(function* () {
   // inserts after all if that one rolls back.
   const record = Effect.fnUntraced(
     function* (spin: Spin) {
-      const inserted = yield* sql`INSERT INTO spins (id, user_id, round, wheel_version, nonce, draw_value, segment_id,
-          prize_type, prize_value, idempotency_key, created_at)
-        VALUES (${spin.spinId}, ${spin.userId}, ${spin.round}, ${spin.wheelVersion}, ${spin.nonce},
+      const inserted = yield* sql`INSERT INTO spins (id, user_id, round, wheel_version, client_seed, nonce, draw_value,
+          segment_id, prize_type, prize_value, idempotency_key, created_at)
+        VALUES (${spin.spinId}, ${spin.userId}, ${spin.round}, ${spin.wheelVersion}, ${spin.clientSeed}, ${spin.nonce},
           ${spin.drawValue}, ${spin.segmentId}, ${spin.prize.type}, ${spin.prize.value}, ${spin.idempotencyKey},
           ${DateTime.toDateUtc(spin.createdAt)})
         ON CONFLICT DO NOTHING
@@ -103,5 +106,5 @@ export const make = Effect.gen(function* () {
   return SpinRepository.of({ record, findByIdempotencyKey, listRound })
 })
 
-/** Needs a `SqlClient` on a database migrated through `0006_wheel`. */
+/** Needs a `SqlClient` on a database migrated through `0014_wheel_client_seeds` (`spins.client_seed`). */
 export const layer: Layer.Layer<SpinRepository, never, SqlClient.SqlClient> = Layer.effect(SpinRepository, make)

@@ -6,7 +6,6 @@ import * as NodeSeedCrypto from "../../src/wheel/NodeSeedCrypto.ts"
 
 const DRAWS = 100_000
 const SEEDS = 100
-const ROUND = "2026-05-01"
 /** χ² critical values at p = 0.001: 7 degrees of freedom (8 segments), 99 (100 draw values). */
 const CRITICAL_7 = 24.322
 const CRITICAL_99 = 148.23
@@ -35,7 +34,7 @@ describe("the draw is fair", () => {
       for (let s = 0; s < SEEDS; s++) {
         const seed = new Uint8Array(seedOf(s))
         for (let u = 0; u < DRAWS / SEEDS; u++) {
-          const input = { userId: `user-${u}`, round: ROUND, nonce: 0 }
+          const input = { clientSeed: `seed-${u % 7}`, userId: `user-${u}`, nonce: u % 3 }
           const value = yield* ProvablyFair.drawValue(NodeSeedCrypto.make, seed, input, total)
           byValue[value]!++
           bySegment[segmentIndexAt(segments, value)]!++
@@ -54,7 +53,9 @@ describe("the draw is fair", () => {
     for (let s = 0; s < SEEDS; s++) {
       const seed = seedOf(s)
       for (let u = 0; u < DRAWS / SEEDS; u++) {
-        const mac = createHmac("sha256", seed).update(`user-${u}:${ROUND}:0`).digest()
+        const mac = createHmac("sha256", seed)
+          .update(JSON.stringify([`seed-${u % 7}`, `user-${u}`, u % 3]))
+          .digest()
         bySegment[segmentIndexAt(segments, mac[0]! % total)]!++
       }
     }

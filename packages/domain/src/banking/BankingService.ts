@@ -9,6 +9,8 @@ import {
   UnitOfWork
 } from "../ledger/index.ts"
 import { isCurrency, Money } from "../money/index.ts"
+import { depositNotification } from "../notifications/Hooks.ts"
+import { NotificationOutbox } from "../notifications/NotificationOutbox.ts"
 import { DeadLetters } from "./DeadLetters.ts"
 import {
   InvalidAmount,
@@ -73,11 +75,11 @@ export class BankingService extends Context.Service<
     wallet(userId: UserId): Effect.Effect<WalletView>
   }
 >()("@payments-gaming/domain/banking/BankingService") {
-  /** Needs the ledger, a unit of work and the banking repositories. */
+  /** Needs the ledger, a unit of work, the banking repositories and the notification outbox. */
   static readonly layer: Layer.Layer<
     BankingService,
     never,
-    Ledger | UnitOfWork | WebhookInbox | DeadLetters | VirtualAccounts | Transfers
+    Ledger | UnitOfWork | WebhookInbox | DeadLetters | VirtualAccounts | Transfers | NotificationOutbox
   > = Layer.effect(this, makeBankingService())
 }
 
@@ -135,6 +137,7 @@ function makeBankingService() {
     const deadLetters = yield* DeadLetters
     const virtualAccounts = yield* VirtualAccounts
     const transfers = yield* Transfers
+    const outbox = yield* NotificationOutbox
 
     // Deposits, settlements and returns only credit accounts or move between system accounts, so a
     // shortfall cannot happen; if it did, the books would be wrong and stopping is right.
@@ -151,7 +154,13 @@ function makeBankingService() {
       const { userId, currency, amount } = decision.action
       const transaction = yield* built(Movements.deposit({ reference: event.reference, userId, currency, amount }))
       const posted = yield* postCredit(transaction)
-      return { outcome: "processed", reason: posted.created ? null : "already credited" }
+      if (!posted.created) return { outcome: "processed", reason: "already credited" }
+      // In this unit of work, so the user hears of exactly the credits that commit; one statement
+      // (a row per active device), and the answer never waits on a push: the worker sends it.
+      yield* outbox.enqueue(
+        depositNotification({ reference: event.reference, payload: event.payload, userId, currency, amount })
+      )
+      return { outcome: "processed", reason: null }
     })
 
     const applyTransfer = Effect.fnUntraced(function* (

@@ -1,5 +1,5 @@
-import { Effect, Result, Schema, SchemaIssue, SchemaTransformation } from "effect"
-import { Base64Url } from "effect/encoding"
+import { Schema } from "effect"
+import { opaqueCursor } from "../paging/OpaqueCursor.ts"
 
 /**
  * Where a newest-first listing stands: the next page holds what sorts strictly after this
@@ -15,26 +15,21 @@ export interface ListingPosition {
 export const StoredId = Schema.String.check(Schema.isGUID({ expected: "a UUID" }))
 
 const POSITION = /^(\d{1,15})\.([0-9a-fA-F-]{36})$/
-const invalid = "an opaque cursor from a previous page's nextCursor"
 
 /**
- * The `cursor` of a listing: base64url of `<receivedAt epoch ms>.<id>`. Opaque to clients (they
- * pass back what `nextCursor` gave them); anything that does not decode to a position is refused.
+ * The `cursor` of a listing: base64url of `<receivedAt epoch ms>.<id>` (an `opaqueCursor`). Opaque
+ * to clients (they pass back what `nextCursor` gave them); anything that does not decode to a
+ * position is refused.
  */
-export const ListingCursor = Schema.String.pipe(
-  Schema.decodeTo(
-    Schema.Struct({ receivedAt: Schema.Date, id: StoredId }),
-    SchemaTransformation.transformEffect({
-      decode: (text, options) => {
-        const decoded = text.length > 128 ? undefined : Base64Url.decodeString(text)
-        const match = decoded === undefined || Result.isFailure(decoded) ? null : POSITION.exec(decoded.success)
-        if (match === null) return Effect.fail(new SchemaIssue.InvalidValue({ expected: invalid }, text, options))
-        return Effect.succeed({ receivedAt: new Date(Number(match[1])), id: (match[2] as string).toLowerCase() })
-      },
-      encode: (position) => Effect.succeed(Base64Url.encode(`${position.receivedAt.getTime()}.${position.id}`))
-    })
-  )
-)
+export const ListingCursor = opaqueCursor(Schema.Struct({ receivedAt: Schema.Date, id: StoredId }), {
+  parse: (text) => {
+    const match = POSITION.exec(text)
+    return match === null
+      ? undefined
+      : { receivedAt: new Date(Number(match[1])), id: (match[2] as string).toLowerCase() }
+  },
+  format: (position) => `${position.receivedAt.getTime()}.${position.id}`
+})
 
 /** The cursor text of a position, as a listing hands it out in `nextCursor`. */
 export const encodeCursor: (position: ListingPosition) => string = Schema.encodeSync(ListingCursor)

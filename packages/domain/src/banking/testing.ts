@@ -1,5 +1,6 @@
 import { Effect, Layer, Option } from "effect"
 import { layerMemory as layerMemoryLedger, MemoryDatabase } from "../ledger/testing.ts"
+import { layerMemoryOutbox } from "../notifications/testing.ts"
 import { BankingService } from "./BankingService.ts"
 import { DeadLetters } from "./DeadLetters.ts"
 import { InvalidSignature } from "./Errors.ts"
@@ -218,8 +219,11 @@ export const layerMemoryRepositories = Layer.mergeAll(
   layerMemoryTransfers
 )
 
-/** `BankingService` and `WebhookEventsService` on in-memory ports, with the ports and the ledger exposed for assertions. */
+/**
+ * `BankingService` and `WebhookEventsService` on in-memory ports, with the ports, the ledger and the
+ * notification outbox (with its devices) exposed for assertions.
+ */
 export const layerMemory = Layer.merge(BankingService.layer, WebhookEventsService.layer).pipe(
-  Layer.provideMerge(layerMemoryRepositories),
+  Layer.provideMerge(Layer.merge(layerMemoryRepositories, layerMemoryOutbox)),
   Layer.provideMerge(layerMemoryLedger)
 )

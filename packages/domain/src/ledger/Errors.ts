@@ -14,3 +14,8 @@ export class InsufficientFunds extends Schema.TaggedError<InsufficientFunds>()("
   requested: Schema.String,
   message: Schema.String
 }) {}
+
+/** A statement asked for a period that holds no instant: `from` at or after `to`. */
+export class InvalidStatementPeriod extends Schema.TaggedError<InvalidStatementPeriod>()("InvalidStatementPeriod", {
+  message: Schema.String
+}) {}

@@ -17,3 +17,27 @@ export const holdKey = (reference: string): string => `transfer:${reference}:hol
 export const settleKey = (reference: string): string => `transfer:${reference}:settle`
 /** Ledger key of the return of a failed transfer's hold to the wallet. */
 export const returnKey = (reference: string): string => `transfer:${reference}:return`
+
+const DEPOSIT_PREFIX = depositKey("")
+const TRANSFER_PREFIX = "transfer:"
+const transferSuffix = { "transfer.hold": ":hold", "transfer.settle": ":settle", "transfer.return": ":return" } as const
+
+/**
+ * The reference a stored key was made from, read back by its transaction's kind (`TransactionKind`
+ * of LedgerTransaction.ts): the bank reference of a deposit, the transfer reference of a hold,
+ * settlement or return, and the key itself for a prize (its spin or payout id). The inverse of the
+ * builders above, kept beside them so the two cannot drift; a key not shaped as its kind's builder
+ * makes it is returned whole rather than cut wrongly.
+ */
+export const referenceOf = (kind: string, key: string): string => {
+  if (kind === "deposit") return key.startsWith(DEPOSIT_PREFIX) ? key.slice(DEPOSIT_PREFIX.length) : key
+  if (kind === "transfer.hold" || kind === "transfer.settle" || kind === "transfer.return") {
+    const suffix = transferSuffix[kind]
+    return key.startsWith(TRANSFER_PREFIX) &&
+      key.endsWith(suffix) &&
+      key.length > TRANSFER_PREFIX.length + suffix.length
+      ? key.slice(TRANSFER_PREFIX.length, key.length - suffix.length)
+      : key
+  }
+  return key
+}

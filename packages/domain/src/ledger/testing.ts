@@ -4,7 +4,10 @@ import { COIN, Money, type Unit } from "../money/index.ts"
 import type { Account } from "./Account.ts"
 import { InsufficientFunds } from "./Errors.ts"
 import { type Discrepancy, Ledger } from "./Ledger.ts"
+import { LedgerStatement, type StatementEntriesQuery } from "./LedgerStatement.ts"
 import { type LedgerTransaction, postingMinorUnits } from "./LedgerTransaction.ts"
+import { balancesAfter, type StatementEntry } from "./Statement.ts"
+import { StatementService } from "./StatementService.ts"
 import { UnitOfWork } from "./UnitOfWork.ts"
 
 /**
@@ -93,6 +96,16 @@ interface TransactionRow {
   readonly transaction: LedgerTransaction
 }
 
+/** One stored posting, numbered in posting order as PostgreSQL's identity numbers them; what the statement reads. */
+interface PostingRow {
+  readonly id: bigint
+  readonly account: Account
+  readonly amountMinor: bigint
+  readonly key: string
+  readonly kind: LedgerTransaction["kind"]
+  readonly postedAt: Date
+}
+
 const netByAccount = (transaction: LedgerTransaction) => {
   const net = new Map<string, { readonly account: Account; readonly delta: bigint }>()
   for (const posting of transaction.postings) {
@@ -108,6 +121,26 @@ export const layerMemoryLedger = Layer.effect(
     const db = yield* MemoryDatabase
     const accounts = db.table<AccountRow>("ledger.accounts")
     const transactions = db.table<TransactionRow>("ledger.transactions")
+    const postings = db.table<PostingRow>("ledger.postings")
+
+    // Numbered as PostgreSQL's identity numbers them, stamped with the (test) clock's time.
+    const numberPostings = (transaction: LedgerTransaction) =>
+      Effect.map(
+        Effect.clockWith((clock) => clock.currentTimeMillis),
+        (now) => {
+          for (const posting of transaction.postings) {
+            const id = BigInt(postings.size + 1)
+            postings.set(id.toString(), {
+              id,
+              account: posting.account,
+              amountMinor: postingMinorUnits(posting),
+              key: transaction.key,
+              kind: transaction.kind,
+              postedAt: new Date(now)
+            })
+          }
+        }
+      )
 
     const post = Effect.fn("Ledger.post")((transaction: LedgerTransaction) =>
       db.atomically(
@@ -137,7 +170,7 @@ export const layerMemoryLedger = Layer.effect(
           }
           transactions.set(transaction.key, { transaction })
           return Effect.succeed({ transaction, created: true })
-        })
+        }).pipe(Effect.tap(({ created }) => (created ? numberPostings(transaction) : Effect.void)))
       )
     )
 
@@ -203,3 +236,62 @@ export const layerMemory: Layer.Layer<Ledger | UnitOfWork | MemoryDatabase> = La
   layerMemoryLedger,
   layerMemoryUnitOfWork
 ).pipe(Layer.provideMerge(layerMemoryDatabase))
+
+/**
+ * The statement on the in-memory ledger: the postings `layerMemoryLedger` numbered, newest first,
+ * each with its account's balance less everything posted to it after (`balancesAfter`).
+ */
+export const layerMemoryLedgerStatement = Layer.effect(
+  LedgerStatement,
+  Effect.gen(function* () {
+    const db = yield* MemoryDatabase
+    const accounts = db.table<AccountRow>("ledger.accounts")
+    const postings = db.table<PostingRow>("ledger.postings")
+
+    const entries = (userId: UserId, query: StatementEntriesQuery) =>
+      db.atomically(
+        Effect.sync(() => {
+          const newestFirst = [...postings.values()]
+            .filter(
+              (row) => row.account.userId === userId && (query.unit === undefined || row.account.unit === query.unit)
+            )
+            .sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
+          const after = new Map<bigint, bigint>()
+          for (const [accountId, rows] of Map.groupBy(newestFirst, (row) => row.account.id)) {
+            const balance = accounts.get(accountId)?.balance ?? 0n
+            const balances = balancesAfter(
+              balance,
+              rows.map((row) => row.amountMinor)
+            )
+            for (const [index, row] of rows.entries()) after.set(row.id, balances[index] as bigint)
+          }
+          return newestFirst
+            .filter(
+              (row) =>
+                (query.before === undefined || row.id < query.before) &&
+                (query.from === undefined || row.postedAt.getTime() >= query.from.getTime()) &&
+                (query.to === undefined || row.postedAt.getTime() < query.to.getTime())
+            )
+            .slice(0, query.limit)
+            .map(
+              (row): StatementEntry => ({
+                id: row.id,
+                occurredAt: row.postedAt,
+                kind: row.kind,
+                key: row.key,
+                unit: row.account.unit,
+                amountMinor: row.amountMinor,
+                balanceAfterMinor: after.get(row.id) as bigint
+              })
+            )
+        })
+      )
+
+    return LedgerStatement.of({ entries })
+  })
+)
+
+/** The statement use case on the in-memory ledger (needs `layerMemory`'s database). */
+export const layerMemoryStatement: Layer.Layer<StatementService, never, MemoryDatabase> = StatementService.layer.pipe(
+  Layer.provide(layerMemoryLedgerStatement)
+)

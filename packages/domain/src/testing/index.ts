@@ -4,7 +4,9 @@
 
 export * as BankingTesting from "../banking/testing.ts"
 export * as CardsTesting from "../cards/testing.ts"
+export * as DevicesTesting from "../devices/testing.ts"
 export * as LedgerTesting from "../ledger/testing.ts"
+export * as NotificationsTesting from "../notifications/testing.ts"
 export * as PushTesting from "../push/testing.ts"
 export * as TriviaTesting from "../trivia/testing.ts"
 export * as WheelTesting from "../wheel/testing.ts"

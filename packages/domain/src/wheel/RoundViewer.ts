@@ -13,7 +13,7 @@ export interface RoundViewer {
  * filter), anyone else's own only.
  *
  * Other players' spins are not listed even under a pseudonym. Nobody can recompute them without
- * their user id (it is part of the HMAC message), so an anonymous list would prove nothing about
+ * their user id and client seed (both are part of the HMAC message), so an anonymous list would prove nothing about
  * the round's prize distribution, only repeat the server's word, while its times and prizes could
  * still be tied to people by whoever knows when they spun.
  */
@@ -29,6 +29,7 @@ export const visibleSpins = (viewer: RoundViewer, spins: ReadonlyArray<Spin>): R
     .map((spin) => ({
       spinId: spin.spinId,
       userId: spin.userId,
+      clientSeed: spin.clientSeed,
       nonce: spin.nonce,
       wheelVersion: spin.wheelVersion,
       drawValue: spin.drawValue,

@@ -1,5 +1,6 @@
 import { type DateTime, type Redacted, Schema } from "effect"
 import { UserId } from "../auth/Model.ts"
+import { ClientSeed } from "./ClientSeed.ts"
 import { Prize, SegmentId } from "./Model.ts"
 import { RoundId } from "./Round.ts"
 
@@ -17,8 +18,10 @@ export const IdempotencyKey = Schema.String.check(
 export type IdempotencyKey = typeof IdempotencyKey.Type
 
 /**
- * Which draw of the user in the round this is, part of the HMAC message. One spin per round makes it
- * always 0 today; it is fixed by the rules, never chosen, so the server cannot shop for outcomes.
+ * The player's spin count under their client seed, part of the HMAC message: 0 for the first spin
+ * after the seed is set, then one more per recorded spin. It is fixed by the rules, never chosen,
+ * so the server cannot shop for outcomes. (Spins recorded before client seeds existed carry their
+ * number in the round, always 0.)
  */
 export const Nonce = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))
 
@@ -28,6 +31,12 @@ export class Spin extends Schema.Class<Spin>("Spin")({
   userId: UserId,
   round: RoundId,
   wheelVersion: Schema.Int,
+  /**
+   * The client seed the spin was drawn with, kept with the spin for ever (a later change of seed
+   * changes no past spin). `null` for a spin recorded before client seeds existed (migration 0014),
+   * drawn by the earlier message `userId:round:nonce` (see `ProvablyFair.legacyDrawMessage`).
+   */
+  clientSeed: Schema.NullOr(ClientSeed),
   nonce: Nonce,
   drawValue: Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)),
   segmentId: SegmentId,

@@ -2,6 +2,9 @@ import { BigDecimal, Context, DateTime, Effect, Layer, Option, Redacted, Result 
 import { Hex } from "effect/encoding"
 import type { UserId } from "../auth/Model.ts"
 import { Ledger, Movements, UnitOfWork } from "../ledger/index.ts"
+import { NotificationOutbox, notifyPrize } from "../notifications/index.ts"
+import { type ClientSeed, defaultClientSeed } from "./ClientSeed.ts"
+import { ClientSeeds } from "./ClientSeeds.ts"
 import { defaultWheel, isDefaultWheel } from "./DefaultWheel.ts"
 import { segmentAt, segmentRanges } from "./Draw.ts"
 import { type AlreadySpun, RoundNotFinished, RoundNotFound } from "./Errors.ts"
@@ -13,7 +16,7 @@ import { type RoundViewer, spinOwnerFor, visibleSpins } from "./RoundViewer.ts"
 import { SeedCrypto } from "./SeedCrypto.ts"
 import { type IdempotencyKey, type RoundSeed, Spin, type SpinId, type SpinPage } from "./Spin.ts"
 import { SpinRepository } from "./SpinRepository.ts"
-import { RoundAudit, type SpinOutcome, type WheelView } from "./Views.ts"
+import { type ClientSeedState, RoundAudit, type SpinOutcome, type WheelView } from "./Views.ts"
 import { WheelRandom } from "./WheelRandom.ts"
 import { WheelRepository } from "./WheelRepository.ts"
 import { WheelSettings } from "./WheelSettings.ts"
@@ -35,13 +38,26 @@ export class SpinAndWinService extends Context.Service<
      */
     view(userId: UserId): Effect.Effect<WheelView>
     /**
-     * Spins once for the current round. In one unit of work the spin is recorded (at most one per
-     * user and round, enforced by the store) and its prize credited through the ledger under the
-     * spin id; a prize of 0 posts nothing. Fails `AlreadySpun` for a second spin in the round. With
+     * Spins once for the current round. In one unit of work the player's client seed and nonce are
+     * claimed (the nonce advanced), the draw made from the round's seed, client seed, user id and
+     * nonce, the spin recorded with its client seed and nonce (at most one per user and round,
+     * enforced by the store) and its prize credited through the ledger under the spin id; a prize
+     * of 0 posts nothing. Fails `AlreadySpun` for a second spin in the round. With
      * an `idempotencyKey` already used by this user, returns that spin again (`replayed: true`)
      * whatever the round, and credits nothing.
      */
     spin(userId: UserId, idempotencyKey?: IdempotencyKey | undefined): Effect.Effect<SpinOutcome, AlreadySpun>
+    /**
+     * The client seed the player's next spin will be drawn with and that spin's nonce: the seed they
+     * set, or the default derived from their user id (`defaultClientSeed`) with nonce 0.
+     */
+    clientSeed(userId: UserId): Effect.Effect<ClientSeedState>
+    /**
+     * Sets the client seed of the player's next spin, which is the next one they make, in this
+     * round if they have not spun yet. A new seed restarts the nonce at 0; setting the seed already
+     * set changes nothing. A spin already made keeps the seed and nonce it was drawn with.
+     */
+    setClientSeed(userId: UserId, clientSeed: ClientSeed): Effect.Effect<ClientSeedState>
     /**
      * A finished round's revealed seed and commitment, with the spins `viewer` may see (their own,
      * or everyone's for an admin: see `RoundViewer.ts`) and the draw ranges of the wheels those
@@ -56,8 +72,8 @@ export class SpinAndWinService extends Context.Service<
   }
 >()("@payments-gaming/domain/wheel/SpinAndWinService") {
   /**
-   * Needs `WheelRepository`, `SpinRepository`, `RoundSeeds`, `WheelRandom`, `SeedCrypto`,
-   * `WheelSettings`, `Ledger` and `UnitOfWork`; time comes from `Clock`. It reads the active wheel
+   * Needs `WheelRepository`, `SpinRepository`, `RoundSeeds`, `ClientSeeds`, `WheelRandom`,
+   * `SeedCrypto`, `WheelSettings`, `Ledger` and `UnitOfWork`; time comes from `Clock`. It reads the active wheel
    * and the round's seed on every request: put `layerWheelCaches` (WheelCaches.ts) in front of the
    * stores so that most requests read neither.
    */
@@ -67,11 +83,14 @@ export class SpinAndWinService extends Context.Service<
       const wheels = yield* WheelRepository
       const spins = yield* SpinRepository
       const seeds = yield* RoundSeeds
+      const clientSeeds = yield* ClientSeeds
       const random = yield* WheelRandom
       const crypto = yield* SeedCrypto
       const settings = yield* WheelSettings
       const ledger = yield* Ledger
       const unitOfWork = yield* UnitOfWork
+      // Optional, so wheels built without an outbox (other services, tests) still build.
+      const outbox = yield* Effect.serviceOption(NotificationOutbox)
 
       // The migration seeds the default wheel in NGN. While nobody has edited it, it follows
       // DEFAULT_CURRENCY: an untouched default in another currency is re-issued (labels and cash
@@ -148,6 +167,7 @@ export class SpinAndWinService extends Context.Service<
             expiresIn: roundAt(yield* now).expiresIn,
             spinId: stored.spinId,
             round: stored.round,
+            clientSeed: stored.clientSeed,
             nonce: stored.nonce,
             drawValue: stored.drawValue,
             wheelVersion: stored.wheelVersion,
@@ -172,7 +192,11 @@ export class SpinAndWinService extends Context.Service<
         // for a well-formed wheel: either one is a bug, not an outcome.
         return Result.match(built, {
           onFailure: Effect.die,
-          onSuccess: (transaction) => Effect.orDie(ledger.post(transaction))
+          onSuccess: (transaction) =>
+            Effect.orDie(ledger.post(transaction)).pipe(
+              // In the spin's unit of work: the prize's notification commits with it, once per spin.
+              Effect.tap((posted) => notifyPrize(outbox, posted.created, spin, wheel.currency))
+            )
         })
       }
 
@@ -182,39 +206,53 @@ export class SpinAndWinService extends Context.Service<
           const { round, expiresIn } = roundAt(at)
           const wheel = yield* activeWheel
           const seed = yield* seedOf(round)
-          // One spin per round: the nonce is fixed, so the outcome was settled by the commitment.
-          const nonce = 0
-          const value = yield* drawValue(crypto, Redacted.value(seed.seed), { userId, round, nonce }, wheel.totalWeight)
-          const segment = segmentAt(wheel.segments, value)
-          // Every field comes from a decoded or generated value, so its filters (UUID, id and key
-          // patterns, bounds) are not run a second time here (issue 16); types are still parsed.
-          const spin = new Spin(
-            {
-              spinId: (yield* random.uuid) as SpinId,
-              userId,
-              round,
-              wheelVersion: wheel.version,
-              nonce,
-              drawValue: value,
-              segmentId: segment.id,
-              prize: segment.prize,
-              createdAt: at,
-              idempotencyKey: idempotencyKey ?? null
-            },
-            { disableChecks: true }
+          const spinId = (yield* random.uuid) as SpinId
+          const fallback = yield* defaultClientSeed(crypto, userId)
+          const { spin, segment } = yield* unitOfWork.transaction(
+            Effect.gen(function* () {
+              // The draw is made inside the unit of work, once the client seed and nonce are claimed:
+              // the claim locks them, so a seed set concurrently applies wholly before or after it.
+              const { clientSeed, nonce } = yield* clientSeeds.claim(userId, fallback)
+              const value = yield* drawValue(
+                crypto,
+                Redacted.value(seed.seed),
+                { clientSeed, userId, nonce },
+                wheel.totalWeight
+              )
+              const segment = segmentAt(wheel.segments, value)
+              // Every field comes from a decoded or generated value, so its filters (UUID, id and
+              // key patterns, bounds) are not run a second time here (issue 16); types are still parsed.
+              const spin = new Spin(
+                {
+                  spinId,
+                  userId,
+                  round,
+                  wheelVersion: wheel.version,
+                  clientSeed,
+                  nonce,
+                  drawValue: value,
+                  segmentId: segment.id,
+                  prize: segment.prize,
+                  createdAt: at,
+                  idempotencyKey: idempotencyKey ?? null
+                },
+                { disableChecks: true }
+              )
+              yield* spins.record(spin)
+              yield* credit(spin, wheel)
+              return { spin, segment }
+            })
           )
-          yield* unitOfWork.transaction(Effect.andThen(spins.record(spin), credit(spin, wheel)))
-          yield* Effect.logInfo("Wheel spun").pipe(
-            Effect.annotateLogs({ spinId: spin.spinId, round, segmentId: segment.id })
-          )
+          yield* Effect.logInfo("Wheel spun").pipe(Effect.annotateLogs({ spinId, round, segmentId: segment.id }))
           const outcome: SpinOutcome = {
             segment: toPublicSegment(segment),
             coinBalance: yield* coinBalance(userId),
             expiresIn,
-            spinId: spin.spinId,
+            spinId,
             round,
-            nonce,
-            drawValue: value,
+            clientSeed: spin.clientSeed,
+            nonce: spin.nonce,
+            drawValue: spin.drawValue,
             wheelVersion: wheel.version,
             commitment: seed.commitment,
             replayed: false
@@ -236,6 +274,15 @@ export class SpinAndWinService extends Context.Service<
           )
         )
       })
+
+      const clientSeed = Effect.fnUntraced(function* (userId: UserId) {
+        const stored = yield* clientSeeds.current(userId)
+        if (Option.isSome(stored)) return stored.value
+        const state: ClientSeedState = { clientSeed: yield* defaultClientSeed(crypto, userId), nonce: 0 }
+        return state
+      })
+
+      const setClientSeed = (userId: UserId, seed: ClientSeed) => clientSeeds.set(userId, seed)
 
       const round = Effect.fn("SpinAndWinService.round")(function* (
         roundId: RoundId,
@@ -272,7 +319,7 @@ export class SpinAndWinService extends Context.Service<
         })
       })
 
-      return SpinAndWinService.of({ view, spin, round })
+      return SpinAndWinService.of({ view, spin, clientSeed, setClientSeed, round })
     })
   )
 }

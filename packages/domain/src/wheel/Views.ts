@@ -1,6 +1,7 @@
 import { Schema } from "effect"
 import { UserId } from "../auth/Model.ts"
 import { Currency } from "../money/index.ts"
+import { ClientSeed } from "./ClientSeed.ts"
 import { Prize, PublicSegment, SegmentId } from "./Model.ts"
 import { RoundId } from "./Round.ts"
 import { Commitment, Nonce, SpinId } from "./Spin.ts"
@@ -36,6 +37,7 @@ export const SpinOutcome = Schema.Struct({
   expiresIn: Countdown,
   spinId: SpinId,
   round: RoundId,
+  clientSeed: Schema.NullOr(ClientSeed),
   nonce: Nonce,
   drawValue: Schema.Int,
   wheelVersion: Schema.Int,
@@ -43,6 +45,13 @@ export const SpinOutcome = Schema.Struct({
   replayed: Schema.Boolean
 })
 export type SpinOutcome = typeof SpinOutcome.Type
+
+/**
+ * What `GET` and `PUT /v1/spin-and-win/client-seed` answer: the client seed the player's next spin
+ * will be drawn with, and that spin's nonce.
+ */
+export const ClientSeedState = Schema.Struct({ clientSeed: ClientSeed, nonce: Nonce })
+export type ClientSeedState = typeof ClientSeedState.Type
 
 /** The draw ranges of one wheel version: `[from, to)` per segment, in display order. */
 export const WheelRanges = Schema.Struct({
@@ -57,6 +66,11 @@ export type WheelRanges = typeof WheelRanges.Type
 export const SpinAudit = Schema.Struct({
   spinId: SpinId,
   userId: UserId,
+  clientSeed: Schema.NullOr(ClientSeed).annotate({
+    description:
+      "The client seed the spin was drawn with; null for a spin made before client seeds existed, drawn " +
+      "from the message userId:round:nonce instead"
+  }),
   nonce: Nonce,
   wheelVersion: Schema.Int,
   drawValue: Schema.Int,

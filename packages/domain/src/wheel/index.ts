@@ -1,3 +1,5 @@
+export * from "./ClientSeed.ts"
+export * from "./ClientSeeds.ts"
 export * from "./DefaultWheel.ts"
 export * from "./Draw.ts"
 export * from "./Errors.ts"

@@ -5,6 +5,7 @@ import type { Ledger, UnitOfWork } from "../ledger/index.ts"
 import { layerMemory as layerMemoryLedger, MemoryDatabase } from "../ledger/testing.ts"
 import type { Currency } from "../money/index.ts"
 import { utf8Bytes } from "../push/Utf8.ts"
+import { ClientSeeds } from "./ClientSeeds.ts"
 import { defaultWheel } from "./DefaultWheel.ts"
 import { AlreadySpun } from "./Errors.ts"
 import { Wheel, type WheelDefinition } from "./Model.ts"
@@ -14,6 +15,7 @@ import { SeedCrypto } from "./SeedCrypto.ts"
 import type { IdempotencyKey, RoundSeed, Spin, SpinPage } from "./Spin.ts"
 import { SpinAndWinService } from "./SpinAndWinService.ts"
 import { SpinRepository } from "./SpinRepository.ts"
+import type { ClientSeedState } from "./Views.ts"
 import { layerWheelCaches } from "./WheelCaches.ts"
 import { WheelRandom } from "./WheelRandom.ts"
 import { WheelRepository } from "./WheelRepository.ts"
@@ -133,6 +135,40 @@ export const layerMemoryRoundSeeds: Layer.Layer<RoundSeeds, never, MemoryDatabas
   })
 )
 
+/**
+ * In-memory `ClientSeeds` with the SQL one's rules: a new seed restarts the nonce, the same seed
+ * changes nothing, and a claim advances the nonce inside the caller's transaction (so a spin that
+ * is not recorded rolls it back).
+ */
+export const layerMemoryClientSeeds: Layer.Layer<ClientSeeds, never, MemoryDatabase> = Layer.effect(
+  ClientSeeds,
+  Effect.gen(function* () {
+    const db = yield* MemoryDatabase
+    const rows = db.table<ClientSeedState>("wheel.client_seeds")
+    return ClientSeeds.of({
+      current: (userId) => db.atomically(Effect.sync(() => Option.fromUndefinedOr(rows.get(userId)))),
+      set: (userId, clientSeed) =>
+        db.atomically(
+          Effect.sync(() => {
+            const stored = rows.get(userId)
+            const next = stored?.clientSeed === clientSeed ? stored : { clientSeed, nonce: 0 }
+            rows.set(userId, next)
+            return next
+          })
+        ),
+      claim: (userId, fallback) =>
+        db.atomically(
+          Effect.sync(() => {
+            const claimed = rows.get(userId) ?? { clientSeed: fallback, nonce: 0 }
+            // Rows are replaced, never mutated, so a rollback's snapshot keeps the old one.
+            rows.set(userId, { clientSeed: claimed.clientSeed, nonce: claimed.nonce + 1 })
+            return claimed
+          })
+        )
+    })
+  })
+)
+
 /** SHA-256 and HMAC-SHA256 from `effect/crypto` on the runtime's WebCrypto: real digests, no Node API. */
 export const layerWebCryptoSeedCrypto: Layer.Layer<SeedCrypto> = Layer.effect(
   SeedCrypto,
@@ -215,6 +251,7 @@ export const layerMemoryPorts = (
   | WheelRepository
   | SpinRepository
   | RoundSeeds
+  | ClientSeeds
   | WheelRandom
   | SeedCrypto
   | WheelSettings
@@ -226,6 +263,7 @@ export const layerMemoryPorts = (
     layerMemoryWheelRepository(options.wheel),
     layerMemorySpinRepository,
     layerMemoryRoundSeeds,
+    layerMemoryClientSeeds,
     layerDeterministicRandom(options.random),
     layerWebCryptoSeedCrypto,
     WheelSettings.layer({

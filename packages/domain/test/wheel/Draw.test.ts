@@ -3,7 +3,7 @@ import { Effect, Option } from "effect"
 import fc from "fast-check"
 import { defaultWheel } from "../../src/wheel/DefaultWheel.ts"
 import { acceptanceLimit, drawFromBytes, segmentAt, segmentIndexAt, segmentRanges } from "../../src/wheel/Draw.ts"
-import { commitmentOf, drawMessage, drawValue, verify } from "../../src/wheel/ProvablyFair.ts"
+import { commitmentOf, drawMessage, drawValue, legacyDrawMessage, verify } from "../../src/wheel/ProvablyFair.ts"
 import { SeedCrypto } from "../../src/wheel/SeedCrypto.ts"
 import { layerWebCryptoSeedCrypto } from "../../src/wheel/testing.ts"
 
@@ -122,17 +122,41 @@ describe("the provably-fair draw", () => {
     }).pipe(Effect.provide(layerWebCryptoSeedCrypto))
   )
 
-  it("binds the draw to user, round and nonce in an unambiguous message", () => {
-    assert.strictEqual(drawMessage({ userId: "u:1", round: "2026-05-01", nonce: 0 }, 0), "u:1:2026-05-01:0")
-    assert.strictEqual(drawMessage({ userId: "u:1", round: "2026-05-01", nonce: 0 }, 2), "u:1:2026-05-01:0:2")
+  it("binds the draw to client seed, user and nonce in an unambiguous JSON message", () => {
+    const input = { clientSeed: "my seed", userId: "u:1", nonce: 3 }
+    assert.strictEqual(drawMessage(input, 0), '["my seed","u:1",3]')
+    assert.strictEqual(drawMessage(input, 2), '["my seed","u:1",3,2]')
+    // Separators inside a field cannot move a boundary: these would collide if joined with ":" or ",".
+    const pairs = [
+      [
+        { clientSeed: "a:b", userId: "c", nonce: 0 },
+        { clientSeed: "a", userId: "b:c", nonce: 0 }
+      ],
+      [
+        { clientSeed: 'a","b', userId: "c", nonce: 0 },
+        { clientSeed: "a", userId: 'b","c', nonce: 0 }
+      ],
+      [
+        { clientSeed: "x", userId: "\ud800", nonce: 0 },
+        { clientSeed: "x", userId: "\ud801", nonce: 0 }
+      ]
+    ] as const
+    for (const [one, other] of pairs) assert.notStrictEqual(drawMessage(one, 0), drawMessage(other, 0))
+    assert.strictEqual(drawMessage({ clientSeed: 'q"\\', userId: "é", nonce: 0 }, 0), '["q\\"\\\\","é",0]')
+    assert.strictEqual(drawMessage({ clientSeed: "x", userId: "\ud800", nonce: 0 }, 0), '["x","\\ud800",0]')
+  })
+
+  it("keeps the earlier message for spins recorded before client seeds", () => {
+    assert.strictEqual(legacyDrawMessage({ userId: "u:1", round: "2026-05-01", nonce: 0 }, 0), "u:1:2026-05-01:0")
+    assert.strictEqual(legacyDrawMessage({ userId: "u:1", round: "2026-05-01", nonce: 0 }, 2), "u:1:2026-05-01:0:2")
   })
 
   it.effect("draws from the first accepted chunk of HMAC(seed, message) and verifies", () =>
     Effect.gen(function* () {
       const crypto = yield* SeedCrypto
       const seed = hex("0f".repeat(32))
-      const input = { userId: "alice", round: "2026-05-01", nonce: 0 }
-      const mac = yield* crypto.hmacSha256(seed, "alice:2026-05-01:0")
+      const input = { clientSeed: "lucky", userId: "alice", nonce: 0 }
+      const mac = yield* crypto.hmacSha256(seed, '["lucky","alice",0]')
       const expected = Option.getOrThrow(drawFromBytes(mac, 100))
       assert.strictEqual(yield* drawValue(crypto, seed, input, 100), expected)
       const commitment = yield* commitmentOf(crypto, seed)
@@ -147,6 +171,12 @@ describe("the provably-fair draw", () => {
         segments: defaultWheel("NGN").segments
       })
       assert.isFalse(wrong.commitmentMatches)
+      // A legacy input is drawn from the legacy message.
+      const legacyMac = yield* crypto.hmacSha256(seed, "alice:2026-05-01:0")
+      assert.strictEqual(
+        yield* drawValue(crypto, seed, { userId: "alice", round: "2026-05-01", nonce: 0 }, 100),
+        Option.getOrThrow(drawFromBytes(legacyMac, 100))
+      )
     }).pipe(Effect.provide(layerWebCryptoSeedCrypto))
   )
 
@@ -159,12 +189,12 @@ describe("the provably-fair draw", () => {
         hmacSha256: (_key, message) =>
           Effect.sync(() => {
             seen.push(message)
-            return message.endsWith(":1") ? bytes(41, 0, 0, 0, 0, 0, 0, 0) : bytes(...Array(8).fill(0xffffffff))
+            return message.endsWith(",1]") ? bytes(41, 0, 0, 0, 0, 0, 0, 0) : bytes(...Array(8).fill(0xffffffff))
           })
       })
-      const value = yield* drawValue(fake, new Uint8Array(32), { userId: "u", round: "2026-05-01", nonce: 0 }, 100)
+      const value = yield* drawValue(fake, new Uint8Array(32), { clientSeed: "s", userId: "u", nonce: 0 }, 100)
       assert.strictEqual(value, 41)
-      assert.deepStrictEqual(seen, ["u:2026-05-01:0", "u:2026-05-01:0:1"])
+      assert.deepStrictEqual(seen, ['["s","u",0]', '["s","u",0,1]'])
     })
   )
 })

@@ -1,6 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { DateTime } from "effect"
 import type { UserId } from "../../src/auth/Model.ts"
+import type { ClientSeed } from "../../src/wheel/ClientSeed.ts"
 import type { SegmentId } from "../../src/wheel/Model.ts"
 import type { RoundId } from "../../src/wheel/Round.ts"
 import { spinOwnerFor, visibleSpins } from "../../src/wheel/RoundViewer.ts"
@@ -14,7 +15,8 @@ const spinOf = (userId: string, index: number) =>
     userId: user(userId),
     round: "2026-05-01" as RoundId,
     wheelVersion: 1,
-    nonce: 0,
+    clientSeed: `seed of ${userId}` as ClientSeed,
+    nonce: index,
     drawValue: 10 * index,
     segmentId: "seg-10coins" as SegmentId,
     prize: { type: "coin", value: 10 },
@@ -36,7 +38,8 @@ describe("RoundViewer", () => {
       {
         spinId: ROUND_SPINS[1]!.spinId,
         userId: user("bob"),
-        nonce: 0,
+        clientSeed: "seed of bob" as ClientSeed,
+        nonce: 2,
         wheelVersion: 1,
         drawValue: 20,
         segmentId: "seg-10coins" as SegmentId,
@@ -66,6 +69,7 @@ describe("RoundViewer", () => {
     const [shown] = visibleSpins({ userId: user("alice"), isAdmin: false }, [keyed])
     assert.notInclude(JSON.stringify(shown), "private-retry-key")
     assert.deepStrictEqual(Object.keys(shown!).sort(), [
+      "clientSeed",
       "createdAt",
       "drawValue",
       "nonce",

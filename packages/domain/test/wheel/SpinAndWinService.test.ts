@@ -4,6 +4,7 @@ import { Hex } from "effect/encoding"
 import { TestClock } from "effect/testing"
 import type { UserId } from "../../src/auth/Model.ts"
 import { Account, Ledger } from "../../src/ledger/index.ts"
+import { type ClientSeed, defaultClientSeed } from "../../src/wheel/ClientSeed.ts"
 import { defaultWheel } from "../../src/wheel/DefaultWheel.ts"
 import { segmentAt } from "../../src/wheel/Draw.ts"
 import type { Segment } from "../../src/wheel/Model.ts"
@@ -26,16 +27,18 @@ const key = (value: string) => value as IdempotencyKey
 const ADMIN = { userId: user("the-admin"), isAdmin: true }
 
 /**
- * A user id whose draw in `round` lands on a segment `wanted` accepts: the seed is known (the
- * deterministic random hands out ROUND_SEED), so the outcome can be chosen by choosing the player.
+ * A user id whose first spin (default client seed, nonce 0) lands on a segment `wanted` accepts:
+ * the seed is known (the deterministic random hands out ROUND_SEED for every round), so the outcome
+ * can be chosen by choosing the player.
  */
-const playerLandingOn = (round: string, wanted: (segment: Segment) => boolean) =>
+const playerLandingOn = (_round: string, wanted: (segment: Segment) => boolean) =>
   Effect.gen(function* () {
     const crypto = yield* SeedCrypto
     const segments = defaultWheel("NGN").segments
     for (let index = 0; index < 10_000; index++) {
       const userId = `player-${index}`
-      const value = yield* drawValue(crypto, ROUND_SEED, { userId, round, nonce: 0 }, 100)
+      const clientSeed = yield* defaultClientSeed(crypto, user(userId))
+      const value = yield* drawValue(crypto, ROUND_SEED, { clientSeed, userId, nonce: 0 }, 100)
       if (wanted(segmentAt(segments, value))) return { userId: user(userId), segment: segmentAt(segments, value) }
     }
     return yield* Effect.die(new Error("no player lands on the wanted segment"))
@@ -254,7 +257,7 @@ describe("SpinAndWinService.round", () => {
         const checked = yield* verify(crypto, {
           seed: ROUND_SEED,
           commitment: audit.commitment,
-          input: { userId: spin.userId, round: audit.round, nonce: spin.nonce },
+          input: { clientSeed: spin.clientSeed!, userId: spin.userId, nonce: spin.nonce },
           segments
         })
         assert.isTrue(checked.commitmentMatches)
@@ -273,6 +276,87 @@ describe("SpinAndWinService.round", () => {
       const bystander = yield* service.round("2026-05-01" as RoundId, { userId: user("heidi"), isAdmin: false })
       assert.deepStrictEqual([bystander.spins, bystander.wheels, bystander.seed], [[], [], audit.seed])
       assert.strictEqual(roundOf(yield* DateTime.now, DateTime.zoneMakeNamedUnsafe("Africa/Lagos")), "2026-05-02")
+    }).pipe(Effect.provide(Memory))
+  )
+})
+
+describe("SpinAndWinService client seeds", () => {
+  const seed = (value: string) => value as ClientSeed
+
+  it.effect("without a seed set, the default is derived from the user id and the nonce counts recorded spins", () =>
+    Effect.gen(function* () {
+      const service = yield* serviceAtNoon
+      const crypto = yield* SeedCrypto
+      const expected = yield* defaultClientSeed(crypto, user("ivan"))
+      assert.match(expected, /^[0-9a-f]{32}$/)
+      assert.strictEqual(expected, Hex.encode(yield* crypto.sha256(new TextEncoder().encode("ivan"))).slice(0, 32))
+      assert.deepStrictEqual(yield* service.clientSeed(user("ivan")), { clientSeed: expected, nonce: 0 })
+      const first = yield* service.spin(user("ivan"))
+      assert.deepStrictEqual([first.clientSeed, first.nonce], [expected, 0])
+      // A refused second spin rolls its claim back: the nonce counts recorded spins only.
+      assert.strictEqual((yield* Effect.flip(service.spin(user("ivan"))))._tag, "AlreadySpun")
+      assert.deepStrictEqual(yield* service.clientSeed(user("ivan")), { clientSeed: expected, nonce: 1 })
+      yield* TestClock.adjust("1 day")
+      const second = yield* service.spin(user("ivan"))
+      assert.deepStrictEqual([second.clientSeed, second.nonce], [expected, 1])
+      const value = yield* drawValue(crypto, ROUND_SEED, { clientSeed: expected, userId: "ivan", nonce: 1 }, 100)
+      assert.strictEqual(second.drawValue, value)
+    }).pipe(Effect.provide(Memory))
+  )
+
+  it.effect("a new seed applies from the next spin with nonce 0; the same seed again changes nothing", () =>
+    Effect.gen(function* () {
+      const service = yield* serviceAtNoon
+      const crypto = yield* SeedCrypto
+      const before = yield* service.spin(user("judy"))
+      assert.deepStrictEqual(yield* service.setClientSeed(user("judy"), seed("my lucky seed")), {
+        clientSeed: seed("my lucky seed"),
+        nonce: 0
+      })
+      yield* TestClock.adjust("1 day")
+      const after = yield* service.spin(user("judy"))
+      assert.deepStrictEqual([after.clientSeed, after.nonce], ["my lucky seed", 0])
+      const expected = yield* drawValue(
+        crypto,
+        ROUND_SEED,
+        { clientSeed: "my lucky seed", userId: "judy", nonce: 0 },
+        100
+      )
+      assert.strictEqual(after.drawValue, expected)
+      // Setting the seed already set keeps the nonce (the next spin is the seed's second).
+      assert.deepStrictEqual(yield* service.setClientSeed(user("judy"), seed("my lucky seed")), {
+        clientSeed: seed("my lucky seed"),
+        nonce: 1
+      })
+      assert.deepStrictEqual(yield* service.setClientSeed(user("judy"), seed("another")), {
+        clientSeed: seed("another"),
+        nonce: 0
+      })
+      // The earlier spins keep the seed and nonce they were drawn with.
+      yield* TestClock.adjust("1 day")
+      const first = yield* service.round("2026-05-01" as RoundId, { userId: user("judy"), isAdmin: false })
+      assert.deepStrictEqual(
+        first.spins.map((spin) => [spin.spinId, spin.clientSeed, spin.nonce]),
+        [[before.spinId, before.clientSeed, 0]]
+      )
+      const second = yield* service.round("2026-05-02" as RoundId, { userId: user("judy"), isAdmin: false })
+      assert.deepStrictEqual(
+        second.spins.map((spin): ReadonlyArray<unknown> => [spin.clientSeed, spin.nonce, spin.drawValue]),
+        [["my lucky seed", 0, expected]]
+      )
+    }).pipe(Effect.provide(Memory))
+  )
+
+  it.effect("a replayed Idempotency-Key answers the seed and nonce the spin was drawn with", () =>
+    Effect.gen(function* () {
+      const service = yield* serviceAtNoon
+      yield* service.setClientSeed(user("kim"), seed("kim's seed"))
+      const first = yield* service.spin(user("kim"), key("k-1"))
+      yield* service.setClientSeed(user("kim"), seed("changed later"))
+      const again = yield* service.spin(user("kim"), key("k-1"))
+      assert.isTrue(again.replayed)
+      assert.deepStrictEqual([again.clientSeed, again.nonce], [first.clientSeed, first.nonce])
+      assert.deepStrictEqual([first.clientSeed, first.nonce], ["kim's seed", 0])
     }).pipe(Effect.provide(Memory))
   )
 })

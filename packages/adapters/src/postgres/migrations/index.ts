@@ -11,6 +11,10 @@ import ledgerGuards from "./0008_ledger_guards.ts"
 import cardDigits from "./0009_card_digits.ts"
 import webhookConflicts from "./0010_webhook_conflicts.ts"
 import webhookEventListing from "./0011_webhook_event_listing.ts"
+import userDevices from "./0012_user_devices.ts"
+import ledgerStatement from "./0013_ledger_statement.ts"
+import wheelClientSeeds from "./0014_wheel_client_seeds.ts"
+import notificationOutbox from "./0015_notification_outbox.ts"
 
 /**
  * Every migration, keyed `<id>_<name>`. Statically imported (not read from a folder) so the set is
@@ -27,5 +31,9 @@ export const migrations: Record<string, Effect.Effect<unknown, unknown, SqlClien
   "0008_ledger_guards": ledgerGuards,
   "0009_card_digits": cardDigits,
   "0010_webhook_conflicts": webhookConflicts,
-  "0011_webhook_event_listing": webhookEventListing
+  "0011_webhook_event_listing": webhookEventListing,
+  "0012_user_devices": userDevices,
+  "0013_ledger_statement": ledgerStatement,
+  "0014_wheel_client_seeds": wheelClientSeeds,
+  "0015_notification_outbox": notificationOutbox
 }

@@ -1,0 +1,211 @@
+import {
+  NotificationId,
+  NotificationsService,
+  NotificationView,
+  OutboxStatus,
+  type RetryableStatus,
+  RetryResult
+} from "@payments-gaming/domain/notifications"
+import { Console, Data, Effect, Option, Schema } from "effect"
+import { Argument, Command, Flag } from "effect/cli"
+import * as Backend from "./Backend.ts"
+import { CommandEnvironment, UsageError } from "./Runtime.ts"
+import * as ServiceClient from "./ServiceClient.ts"
+
+/** An id named no notification. */
+export class NotificationsCommandFailed extends Data.TaggedError("NotificationsCommandFailed")<{
+  readonly message: string
+}> {}
+
+const json = Flag.Boolean("json").pipe(Flag.withDefault(false), Flag.withDescription("Print JSON"))
+
+/** The outbox's operator use cases on the database itself, loaded only when a command runs. */
+const onDatabase = <A, E>(use: (service: NotificationsService["Service"]) => Effect.Effect<A, E>) =>
+  Effect.gen(function* () {
+    const [Layers, Database] = yield* Effect.promise(() =>
+      Promise.all([import("@payments-gaming/http/Layers"), import("@payments-gaming/adapters/postgres/Database")])
+    )
+    return yield* Effect.flatMap(Effect.service(NotificationsService), use).pipe(
+      Effect.provide(Layers.Notifications),
+      Effect.provide(Database.layerConfig)
+    )
+  })
+
+const decodeAnswer =
+  <S extends Schema.Top>(schema: S) =>
+  (answer: ServiceClient.ServiceAnswer) =>
+    Schema.decodeUnknownEffect(schema)(ServiceClient.dataOf(answer)).pipe(Effect.orDie)
+
+const describeRow = (row: NotificationView) =>
+  [
+    row.id,
+    row.status,
+    `attempts=${row.attempts}`,
+    row.userId,
+    row.templateCode,
+    row.lastError ?? "-",
+    row.createdAt
+  ].join("\t")
+
+interface ListQuery {
+  readonly status: OutboxStatus | undefined
+  readonly limit: number
+  readonly offset: number
+}
+
+const listThroughService = (baseUrl: string, query: ListQuery) =>
+  Effect.gen(function* () {
+    const search = new URLSearchParams({ limit: String(query.limit), offset: String(query.offset) })
+    if (query.status !== undefined) search.set("status", query.status)
+    const answer = yield* ServiceClient.call(baseUrl, { method: "GET", path: `/v1/admin/notifications?${search}` })
+    return yield* decodeAnswer(Schema.Array(NotificationView))(answer)
+  })
+
+const list = Command.make(
+  "list",
+  {
+    status: Flag.Literals("status", OutboxStatus.literals).pipe(
+      Flag.optional,
+      Flag.withDescription("Only notifications in this status")
+    ),
+    limit: Flag.Int("limit").pipe(Flag.withDefault(50), Flag.withDescription("How many, 1 to 200")),
+    offset: Flag.Int("offset").pipe(Flag.withDefault(0), Flag.withDescription("How many to skip")),
+    json
+  },
+  ({ status, limit, offset, json }) =>
+    Effect.gen(function* () {
+      if (!Number.isInteger(limit) || limit < 1 || limit > 200) {
+        return yield* new UsageError({ message: `--limit ${limit}: must be 1 to 200` })
+      }
+      if (!Number.isInteger(offset) || offset < 0) {
+        return yield* new UsageError({ message: `--offset ${offset}: must be 0 or more` })
+      }
+      const query: ListQuery = { status: Option.getOrUndefined(status), limit, offset }
+      const backend = yield* Backend.resolve
+      const rows =
+        backend._tag === "Service"
+          ? yield* listThroughService(backend.url, query)
+          : yield* onDatabase((service) => service.list(query))
+      if (json) yield* Console.log(JSON.stringify(rows))
+      else for (const row of rows) yield* Console.log(describeRow(row))
+    }).pipe(Effect.provide(CommandEnvironment))
+).pipe(
+  Command.withDescription(
+    "List notification outbox rows, newest first: one tab-separated line each (id, status, attempts, userId, " +
+      "templateCode, lastError, createdAt), or --json"
+  ),
+  Command.withExamples([
+    { command: "payments-gaming notifications list --status failed", description: "Notifications parked as failed" }
+  ])
+)
+
+const isNotificationId = Schema.is(NotificationId)
+
+interface Retried {
+  readonly results: ReadonlyArray<RetryResult>
+  readonly notFound: ReadonlyArray<string>
+}
+
+const retryDirectly = (which: RetryableStatus | ReadonlyArray<string>) =>
+  onDatabase((service) =>
+    Effect.gen(function* () {
+      if (typeof which === "string") return { results: yield* service.retryByStatus(which), notFound: [] }
+      const results: Array<RetryResult> = []
+      const notFound: Array<string> = []
+      for (const id of which) {
+        const result = yield* service.retry(id).pipe(Effect.option)
+        if (Option.isSome(result)) results.push(result.value)
+        else notFound.push(id)
+      }
+      return { results, notFound } satisfies Retried
+    })
+  )
+
+const retryThroughService = (baseUrl: string, which: RetryableStatus | ReadonlyArray<string>) =>
+  Effect.gen(function* () {
+    if (typeof which === "string") {
+      const answer = yield* ServiceClient.call(baseUrl, {
+        method: "POST",
+        path: "/v1/admin/notifications/retry",
+        body: { status: which }
+      })
+      return { results: yield* decodeAnswer(Schema.Array(RetryResult))(answer), notFound: [] }
+    }
+    const results: Array<RetryResult> = []
+    const notFound: Array<string> = []
+    for (const id of which) {
+      // A non-UUID names no notification, as on the database directly.
+      if (!isNotificationId(id)) {
+        notFound.push(id)
+        continue
+      }
+      const answer = yield* ServiceClient.call(baseUrl, {
+        method: "POST",
+        path: `/v1/admin/notifications/${encodeURIComponent(id)}/retry`
+      }).pipe(
+        Effect.map(Option.some),
+        Effect.catchIf(
+          (error) => error._tag === "ServiceCallFailed" && error.status === 404,
+          () => Effect.succeedNone
+        )
+      )
+      if (Option.isSome(answer)) results.push(yield* decodeAnswer(RetryResult)(answer.value))
+      else notFound.push(id)
+    }
+    return { results, notFound } satisfies Retried
+  })
+
+const retry = Command.make(
+  "retry",
+  {
+    ids: Argument.String("id").pipe(
+      Argument.variadic(),
+      Argument.withDescription("Ids of notifications to send again")
+    ),
+    status: Flag.Literals("status", ["failed"]).pipe(
+      Flag.optional,
+      Flag.withDescription("Send again every notification in this status")
+    ),
+    json
+  },
+  ({ ids, status, json }) =>
+    Effect.gen(function* () {
+      if (ids.length === 0 && Option.isNone(status)) {
+        return yield* new UsageError({ message: "give notification ids or --status failed" })
+      }
+      if (ids.length > 0 && Option.isSome(status)) {
+        return yield* new UsageError({ message: "give notification ids or --status, not both" })
+      }
+      const which = Option.isSome(status) ? status.value : ids
+      const backend = yield* Backend.resolve
+      const { results, notFound } =
+        backend._tag === "Service" ? yield* retryThroughService(backend.url, which) : yield* retryDirectly(which)
+      if (json) yield* Console.log(JSON.stringify({ results, notFound }))
+      else if (results.length === 0 && Option.isSome(status)) yield* Console.log(`No ${status.value} notifications`)
+      else {
+        for (const result of results) {
+          yield* Console.log([result.id, `retried=${result.retried ? "yes" : "no"}`, result.status].join("\t"))
+        }
+      }
+      if (notFound.length > 0) {
+        return yield* new NotificationsCommandFailed({ message: `no notification ${notFound.join(", ")}` })
+      }
+    }).pipe(Effect.provide(CommandEnvironment))
+).pipe(
+  Command.withDescription(
+    "Send failed notifications again: each becomes pending, due now, with a fresh count of attempts. " +
+      "A notification in any other status is left as it is."
+  ),
+  Command.withExamples([
+    { command: "payments-gaming notifications retry --status failed", description: "Every failed notification" },
+    {
+      command: "payments-gaming notifications retry 0b6f7c1e-5d0a-4a57-9a55-3d8e2f1c9b10",
+      description: "One notification by id"
+    }
+  ])
+)
+
+export const notifications = Command.make("notifications").pipe(
+  Command.withDescription("The notification outbox: list notifications and send failed ones again"),
+  Command.withSubcommands([list, retry])
+)

@@ -1,0 +1,40 @@
+import { Devices, DeviceView, registrationOf } from "@payments-gaming/domain/devices"
+import { Effect, Schema } from "effect"
+import { HttpApiBuilder } from "effect/http-api"
+import { Api } from "../Api.ts"
+import { notFound } from "../ApiErrors.ts"
+import { ok, respond } from "../Envelope.ts"
+import { CurrentUser } from "../middleware/CurrentUser.ts"
+
+// `respond` writes the body as it is given, so the view is encoded first (`createdAt` as text).
+const encodeView = Schema.encodeSync(DeviceView)
+
+export const DevicesHandlers = HttpApiBuilder.group(Api, "devices", (handlers) =>
+  Effect.gen(function* () {
+    const devices = yield* Devices
+    return handlers
+      .handle("register", ({ payload }) =>
+        Effect.gen(function* () {
+          const user = yield* CurrentUser
+          const { device, created } = yield* devices.register(user.userId, registrationOf(payload))
+          const message = created ? "Device registered" : "Device already registered"
+          return respond(yield* ok(message, encodeView(device), created ? 201 : 200))
+        })
+      )
+      .handle("list", () =>
+        Effect.gen(function* () {
+          const user = yield* CurrentUser
+          return yield* ok("Devices fetched", yield* devices.list(user.userId))
+        })
+      )
+      .handle("remove", ({ params }) =>
+        Effect.gen(function* () {
+          const user = yield* CurrentUser
+          yield* devices
+            .remove(user.userId, params.deviceId)
+            .pipe(Effect.catchTag("DeviceNotFound", (error) => Effect.fail(notFound(error.message))))
+          return yield* ok("Device removed", null)
+        })
+      )
+  })
+)

@@ -1,0 +1,115 @@
+import { assert, describe, layer } from "@effect/vitest"
+import type { UserId } from "@payments-gaming/domain/auth"
+import { Devices, REMOVED_BY_USER } from "@payments-gaming/domain/devices"
+import { devicesContract, freshToken, registration, user } from "@payments-gaming/domain/test/support/devicesContract"
+import { Effect, Layer, Logger } from "effect"
+import { SqlClient } from "effect/sql"
+import * as DevicesPostgres from "../../src/postgres/DevicesPostgres.ts"
+import { TestDatabase } from "../support/TestDatabase.ts"
+
+const lines: Array<string> = []
+const capture = Logger.map(Logger.formatJson, (line) => {
+  lines.push(line)
+})
+
+const DevicesOnPostgres = DevicesPostgres.layer.pipe(
+  Layer.provideMerge(TestDatabase),
+  // Merged, not only provided: the adapter logs on the test's own fiber.
+  Layer.provideMerge(Logger.layer([capture]))
+)
+
+const rowOf = (token: string) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const [row] = yield* sql<{
+      userId: string
+      token: string
+      active: boolean
+      deactivatedAt: Date | null
+      reason: string | null
+    }>`SELECT user_id AS "userId", token, active, deactivated_at AS "deactivatedAt", deactivation_reason AS reason
+      FROM user_devices WHERE token = ${token}`
+    return row
+  })
+
+describe("Devices on PostgreSQL", () => {
+  layer(DevicesOnPostgres, { timeout: "60 seconds" })((it) => {
+    devicesContract(it)
+
+    it.effect("removal and deactivation keep the row, with when and why; registering again clears both", () =>
+      Effect.gen(function* () {
+        const devices = yield* Devices
+        const ada = user("ada")
+        const removedToken = freshToken("FCM")
+        const removed = yield* devices.register(ada, registration("FCM", removedToken))
+        yield* devices.remove(ada, removed.device.deviceId)
+        const afterRemove = yield* rowOf(removedToken)
+        assert.strictEqual(afterRemove?.active, false)
+        assert.strictEqual(afterRemove?.reason, REMOVED_BY_USER)
+        assert.instanceOf(afterRemove?.deactivatedAt, Date)
+
+        const deadToken = freshToken("APNS")
+        const dead = yield* devices.register(ada, registration("APNS", deadToken))
+        yield* devices.deactivate(dead.device.deviceId, "UNREGISTERED")
+        const first = yield* rowOf(deadToken)
+        yield* devices.deactivate(dead.device.deviceId, "INVALID_TOKEN")
+        // Idempotent: the first deactivation's reason and time stay.
+        assert.deepStrictEqual(yield* rowOf(deadToken), first)
+        assert.strictEqual(first?.reason, "UNREGISTERED")
+
+        yield* devices.register(ada, registration("APNS", deadToken))
+        const back = yield* rowOf(deadToken)
+        assert.deepStrictEqual(
+          { active: back?.active, reason: back?.reason, at: back?.deactivatedAt },
+          { active: true, reason: null, at: null }
+        )
+      })
+    )
+
+    it.effect("concurrent registrations of one new token by two users: one row, one created, one moved", () =>
+      Effect.gen(function* () {
+        const devices = yield* Devices
+        for (let round = 0; round < 10; round++) {
+          const token = freshToken("FCM")
+          const [ada, bola] = [user("race-ada"), user("race-bola")]
+          const results = yield* Effect.all(
+            [devices.register(ada, registration("FCM", token)), devices.register(bola, registration("FCM", token))],
+            { concurrency: "unbounded" }
+          )
+          const sql = yield* SqlClient.SqlClient
+          const [count] = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM user_devices WHERE token = ${token}`
+          assert.strictEqual(count?.n, 1)
+          // Both are new to their caller; exactly one saw the other's row and reports the move.
+          assert.deepStrictEqual(
+            results.map((result) => result.created),
+            [true, true]
+          )
+          const moves = results.filter((result) => result.movedFrom !== null)
+          assert.strictEqual(moves.length, 1)
+          const owner = (yield* rowOf(token))?.userId
+          const mover = moves[0]!
+          assert.strictEqual(owner, mover === results[0] ? ada : bola)
+          assert.strictEqual(mover.movedFrom, mover === results[0] ? bola : ada)
+          assert.strictEqual(results[0].device.deviceId, results[1].device.deviceId)
+        }
+      })
+    )
+
+    it.effect("a move logs one info line naming both users and the device; no line holds a token", () =>
+      Effect.gen(function* () {
+        const devices = yield* Devices
+        const token = freshToken("APNS")
+        const ada = "log-ada-pg" as UserId
+        const bola = "log-bola-pg" as UserId
+        yield* devices.register(ada, registration("APNS", token))
+        const moved = yield* devices.register(bola, registration("APNS", token))
+        const moveLines = lines.filter((line) => line.includes(moved.device.deviceId) && line.includes("moved"))
+        assert.strictEqual(moveLines.length, 1)
+        const line = JSON.parse(moveLines[0]!)
+        assert.strictEqual(line.level, "INFO")
+        assert.deepStrictEqual(line.annotations, { deviceId: moved.device.deviceId, fromUserId: ada, toUserId: bola })
+        for (const text of lines) assert.notInclude(text, token.slice(-8))
+      })
+    )
+  })
+})

@@ -1,0 +1,36 @@
+import { Context, type Effect } from "effect"
+import type { UserId } from "../auth/Model.ts"
+import type { DeviceNotFound } from "./Errors.ts"
+import type { DeviceId, DeviceRegistration, DeviceView } from "./Model.ts"
+
+/** What `register` did: `created` unless the token was already an active device of this user. */
+export interface DeviceRegistered {
+  readonly device: DeviceView
+  /** False only for the same token again from the same user while it is active (200, not 201). */
+  readonly created: boolean
+  /** The user the token belonged to (active or not) when it moves to another user; else null. */
+  readonly movedFrom: UserId | null
+}
+
+/**
+ * The push devices of each user, one row per token (`user_devices`): a token belongs to at most one
+ * user. Devices are never deleted, only deactivated (by their user, or when a provider says the
+ * token is dead), and a deactivated token registered again is active again.
+ */
+export class Devices extends Context.Service<
+  Devices,
+  {
+    /**
+     * Registers `registration.token` for `userId`, atomically however many registrations of one
+     * token race: new, the same again (platform updated), reactivated, or moved from another user
+     * (one info log line naming both users and the device, never the token).
+     */
+    readonly register: (userId: UserId, registration: DeviceRegistration) => Effect.Effect<DeviceRegistered>
+    /** The user's active devices, oldest first. */
+    readonly list: (userId: UserId) => Effect.Effect<ReadonlyArray<DeviceView>>
+    /** Deactivates one of the user's active devices; `DeviceNotFound` for any other id. */
+    readonly remove: (userId: UserId, deviceId: DeviceId) => Effect.Effect<void, DeviceNotFound>
+    /** Deactivates a device whatever its user, recording `reason`; a no-op when already inactive or unknown. */
+    readonly deactivate: (deviceId: DeviceId, reason: string) => Effect.Effect<void>
+  }
+>()("@payments-gaming/domain/devices/Devices") {}

@@ -1,0 +1,117 @@
+import { DateTime, Effect, Layer, Redacted, Ref } from "effect"
+import type { UserId } from "../auth/Model.ts"
+import { truncateToSeconds } from "../cards/Model.ts"
+import { logRegistered } from "./DeviceLog.ts"
+import { type DeviceRegistered, Devices } from "./Devices.ts"
+import { DeviceNotFound } from "./Errors.ts"
+import {
+  type DeviceId,
+  type DeviceRegistration,
+  type DeviceView,
+  REMOVED_BY_USER,
+  type TokenType,
+  tokenLast8
+} from "./Model.ts"
+
+/** One row of the in-memory `user_devices`. */
+interface StoredDevice {
+  readonly deviceId: DeviceId
+  readonly userId: UserId
+  readonly tokenType: TokenType
+  readonly token: string
+  readonly platform: string | null
+  readonly active: boolean
+  readonly createdAt: DateTime.Utc
+  readonly deactivationReason: string | null
+}
+
+interface Store {
+  readonly issued: number
+  readonly rows: ReadonlyArray<StoredDevice>
+}
+
+const deviceIdOf = (sequence: number) =>
+  `00000000-0000-4000-8000-${sequence.toString(16).padStart(12, "0")}` as DeviceId
+
+const viewOf = (row: StoredDevice): DeviceView => ({
+  deviceId: row.deviceId,
+  tokenType: row.tokenType,
+  tokenLast8: tokenLast8(row.token),
+  platform: row.platform,
+  createdAt: row.createdAt
+})
+
+/** An in-memory `Devices` with the SQL adapter's rules (one row per token, moves, reactivation). */
+export const makeMemoryDevices: Effect.Effect<Devices["Service"]> = Effect.gen(function* () {
+  const store = yield* Ref.make<Store>({ issued: 0, rows: [] })
+
+  const register = Effect.fn("Devices.register")(function* (userId: UserId, registration: DeviceRegistration) {
+    const now = truncateToSeconds(yield* DateTime.now)
+    const token = Redacted.value(registration.token)
+    const result = yield* Ref.modify(store, (current): readonly [DeviceRegistered, Store] => {
+      const index = current.rows.findIndex((row) => row.tokenType === registration.tokenType && row.token === token)
+      const found = current.rows[index]
+      if (found === undefined) {
+        const row: StoredDevice = {
+          deviceId: deviceIdOf(current.issued + 1),
+          userId,
+          tokenType: registration.tokenType,
+          token,
+          platform: registration.platform,
+          active: true,
+          createdAt: now,
+          deactivationReason: null
+        }
+        return [
+          { device: viewOf(row), created: true, movedFrom: null },
+          { issued: current.issued + 1, rows: [...current.rows, row] }
+        ]
+      }
+      const again = found.active && found.userId === userId
+      const row: StoredDevice = {
+        ...found,
+        userId,
+        platform: registration.platform,
+        active: true,
+        createdAt: again ? found.createdAt : now,
+        deactivationReason: null
+      }
+      const registered: DeviceRegistered = {
+        device: viewOf(row),
+        created: !again,
+        movedFrom: found.userId === userId ? null : found.userId
+      }
+      return [registered, { ...current, rows: current.rows.with(index, row) }]
+    })
+    yield* logRegistered(userId, result)
+    return result
+  })
+
+  const list = (userId: UserId) =>
+    Effect.map(Ref.get(store), ({ rows }) => rows.filter((row) => row.userId === userId && row.active).map(viewOf))
+
+  const deactivateWhere = (matches: (row: StoredDevice) => boolean, reason: string) =>
+    Ref.modify(store, (current): readonly [boolean, Store] => {
+      const index = current.rows.findIndex((row) => row.active && matches(row))
+      const found = current.rows[index]
+      if (found === undefined) return [false, current]
+      const rows = current.rows.with(index, { ...found, active: false, deactivationReason: reason })
+      return [true, { ...current, rows }]
+    })
+
+  const remove = Effect.fn("Devices.remove")(function* (userId: UserId, deviceId: DeviceId) {
+    const removed = yield* deactivateWhere((row) => row.userId === userId && row.deviceId === deviceId, REMOVED_BY_USER)
+    if (!removed) return yield* new DeviceNotFound({ deviceId })
+  })
+
+  const deactivate = (deviceId: DeviceId, reason: string) =>
+    Effect.asVoid(deactivateWhere((row) => row.deviceId === deviceId, reason))
+
+  return Devices.of({ register, list, remove, deactivate })
+})
+
+/** A fresh, empty in-memory `Devices` per build. */
+export const layerMemoryDevices: Layer.Layer<Devices> = Layer.effect(Devices, makeMemoryDevices)
+
+/** Every port of the devices area in memory. */
+export const layerMemory: Layer.Layer<Devices> = layerMemoryDevices

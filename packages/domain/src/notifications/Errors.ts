@@ -1,0 +1,6 @@
+import { Schema } from "effect"
+
+export class NotificationNotFound extends Schema.TaggedError<NotificationNotFound>()("NotificationNotFound", {
+  id: Schema.String,
+  message: Schema.String
+}) {}

@@ -1,0 +1,110 @@
+import { type Redacted, Schema } from "effect"
+import type { UserId } from "../auth/Model.ts"
+import type { TokenType } from "../push/Model.ts"
+
+/**
+ * Where an outbox row stands. `pending` waits for its next attempt (or is being sent under a lease);
+ * `sent` reached the provider; `failed` is parked for an operator (attempts used up, or a refusal
+ * no retry fixes); `cancelled` will never be sent: its device was deactivated or removed.
+ */
+export const OutboxStatus = Schema.Literals(["pending", "sent", "failed", "cancelled"])
+export type OutboxStatus = typeof OutboxStatus.Type
+
+/** The id of one outbox row: the `notificationId` its push carries. */
+export const NotificationId = Schema.String.check(Schema.isUUID(undefined, { message: "id must be a UUID" }))
+
+/** The statuses an operator can send again. */
+export const RetryableStatus = Schema.Literals(["failed"])
+export type RetryableStatus = typeof RetryableStatus.Type
+
+/** What a notification announces; sent to the app as `data.templateCode` (spec 2.2). */
+export const TemplateCode = Schema.Literals(["DEPOSIT_RECEIVED", "SPIN_PRIZE_WON"])
+export type TemplateCode = typeof TemplateCode.Type
+
+/** The rendered notification, the same for every device of the user. */
+export interface NotificationContent {
+  readonly templateCode: TemplateCode
+  readonly title: string
+  readonly body: string
+}
+
+/**
+ * A notification decided inside the unit of work of the event it announces. `eventKey` names that
+ * event (the ledger transaction's key), so one event makes at most one row per device, however many
+ * times it is delivered or replayed.
+ */
+export interface OutboxEvent {
+  readonly eventKey: string
+  readonly userId: UserId
+  readonly content: NotificationContent
+}
+
+/** The device a claimed row goes to, as it is now: `null` when it was removed. */
+export interface DeviceAddress {
+  readonly deviceId: string
+  /** Who the device belongs to now: a token registered by another user moves its device to them. */
+  readonly userId: string
+  readonly tokenType: TokenType
+  /** Never logged; read only to address the push. */
+  readonly token: Redacted.Redacted<string>
+  readonly active: boolean
+}
+
+/** A due row a worker holds under its lease until it records the attempt or releases it. */
+export interface ClaimedNotification {
+  readonly id: string
+  /** The claim this row was taken under: a record or release for another claim changes nothing. */
+  readonly claimId: string
+  readonly eventKey: string
+  readonly userId: UserId
+  readonly deviceId: string
+  readonly templateCode: TemplateCode
+  readonly title: string
+  readonly body: string
+  /** Attempts made before this one. */
+  readonly attempts: number
+  readonly device: DeviceAddress | null
+}
+
+/** What one attempt did to its row. */
+export type AttemptOutcome =
+  | { readonly _tag: "Sent"; readonly providerMessageId: string }
+  | { readonly _tag: "Retry"; readonly delayMillis: number; readonly error: string }
+  | { readonly _tag: "Failed"; readonly error: string }
+  /** Never to be sent: `attempted` says whether a push went out this time (a dead token) or not. */
+  | { readonly _tag: "Cancelled"; readonly reason: string; readonly attempted: boolean }
+
+/** A row as operators see it (`notifications list`, `GET /v1/admin/notifications`); no token. */
+export const NotificationView = Schema.Struct({
+  id: Schema.String,
+  eventKey: Schema.String,
+  userId: Schema.String,
+  deviceId: Schema.String,
+  templateCode: TemplateCode,
+  title: Schema.String,
+  body: Schema.String,
+  status: OutboxStatus,
+  attempts: Schema.Int,
+  nextAttemptAt: Schema.String,
+  lastError: Schema.NullOr(Schema.String),
+  providerMessageId: Schema.NullOr(Schema.String),
+  createdAt: Schema.String,
+  updatedAt: Schema.String
+})
+export type NotificationView = typeof NotificationView.Type
+
+/** What `retry` did to one row. */
+export const RetryResult = Schema.Struct({
+  id: Schema.String,
+  retried: Schema.Boolean,
+  status: OutboxStatus
+})
+export type RetryResult = typeof RetryResult.Type
+
+/** The outbox at a glance, for the metrics. */
+export interface OutboxStats {
+  /** Rows waiting to be sent, due or not. */
+  readonly depth: number
+  /** How long the longest-waiting due row has been due, in seconds; 0 when none is due. */
+  readonly oldestDueSeconds: number
+}

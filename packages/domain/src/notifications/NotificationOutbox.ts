@@ -1,0 +1,55 @@
+import { Context, type Duration, type Effect, type Option } from "effect"
+import type {
+  AttemptOutcome,
+  ClaimedNotification,
+  NotificationView,
+  OutboxEvent,
+  OutboxStats,
+  OutboxStatus,
+  RetryableStatus
+} from "./Model.ts"
+
+/**
+ * Where notifications wait between the unit of work that decided them and their delivery. Every
+ * method runs inside the caller's unit of work when there is one; `enqueue` must: it is called from
+ * the transaction that credits the money, so the notification commits or rolls back with it.
+ */
+export class NotificationOutbox extends Context.Service<
+  NotificationOutbox,
+  {
+    /**
+     * One row per active device of the user, keyed by (event, device): the same event again adds
+     * nothing. A user with no active device gets no row. Returns the number of rows added.
+     */
+    enqueue(event: OutboxEvent): Effect.Effect<number>
+    /**
+     * Takes up to `limit` due rows no one else holds, each under a lease of `lease`, and returns
+     * them with their device as it is now. Rows held by another claim are skipped, never waited
+     * for; a row whose lease ran out (its worker died) is due again.
+     */
+    claimDue(options: {
+      readonly limit: number
+      readonly lease: Duration.Duration
+    }): Effect.Effect<ReadonlyArray<ClaimedNotification>>
+    /** Stores what the attempt did and ends the claim; a row no longer held by `claimId` is left alone. */
+    record(notification: ClaimedNotification, outcome: AttemptOutcome): Effect.Effect<void>
+    /** Gives back every row of the claim not yet recorded, due at once, its attempts unchanged. */
+    release(claimId: string): Effect.Effect<void>
+    /** Cancels the device's waiting rows (its token is dead); returns how many. */
+    cancelForDevice(deviceId: string, reason: string): Effect.Effect<number>
+    list(options: {
+      readonly status?: OutboxStatus | undefined
+      readonly limit: number
+      readonly offset: number
+    }): Effect.Effect<ReadonlyArray<NotificationView>>
+    find(id: string): Effect.Effect<Option.Option<NotificationView>>
+    /**
+     * Makes a row in `status` pending again, due now, with a fresh count of attempts. None when
+     * the row is in another status (or does not exist).
+     */
+    requeue(id: string, status: RetryableStatus): Effect.Effect<Option.Option<NotificationView>>
+    /** `requeue` for every row in `status`; returns their ids. */
+    requeueAll(status: RetryableStatus): Effect.Effect<ReadonlyArray<string>>
+    readonly stats: Effect.Effect<OutboxStats>
+  }
+>()("@payments-gaming/domain/notifications/NotificationOutbox") {}
