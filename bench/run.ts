@@ -245,7 +245,7 @@ const runProfile = async (databaseUrl: string, scenarios: ReturnType<typeof make
     requests: number
     cpuMsPerRequest: number
   }> = []
-  for (const scenario of selected([scenarios.webhook, scenarios.spin, scenarios.wheelView])) {
+  for (const scenario of selected([scenarios.webhook, scenarios.cards, scenarios.spin, scenarios.wheelView])) {
     for (const target of [service, plain]) {
       await warmUp(scenario, target)
       const row = await measure(scenario, target, 64, options.durationSeconds)

@@ -26,7 +26,7 @@ export async function startPlain(port: number, http: Http) {
   const runtime = ManagedRuntime.make(
     PgClient.layer({
       url: Redacted.make(required("DATABASE_URL")),
-      maxConnections: Number(process.env.DATABASE_MAX_CONNECTIONS ?? "10"),
+      maxConnections: Number(process.env.DATABASE_MAX_CONNECTIONS ?? "20"),
       applicationName: "bench-reference"
     })
   )

@@ -15,7 +15,8 @@ const COMMON = {
   DEFAULT_CURRENCY: "NGN",
   WHEEL_TIMEZONE: "Africa/Lagos",
   APP_TIMEZONE: "UTC",
-  DATABASE_MAX_CONNECTIONS: "10"
+  // The service's default pool (postgres/PostgresClient.ts), given to the plain reference too.
+  DATABASE_MAX_CONNECTIONS: "20"
 }
 
 /**
@@ -24,8 +25,8 @@ const COMMON = {
  */
 export const startFlags = (): ReadonlyArray<string> => {
   const scripts = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).scripts as Record<string, string>
-  const match = /exec node (.*?) ?apps\/http\/src\/main\.ts/.exec(scripts.start ?? "")
-  if (match === null) throw new Error(`package.json's start script no longer reads "exec node … apps/http/src/main.ts"`)
+  const match = /exec node (.*?) ?apps\/http\/src\/main\.js/.exec(scripts.start ?? "")
+  if (match === null) throw new Error(`package.json's start script no longer reads "exec node … apps/http/src/main.js"`)
   return (match[1] ?? "").split(" ").filter((flag) => flag !== "" && !flag.startsWith("--conditions="))
 }
 
@@ -46,7 +47,7 @@ const start = async (
 }
 
 /**
- * The real service (apps/http/src/main.ts) in production mode: every secret given, JSON logs at
+ * The real service (apps/http/src/main.js) in production mode: every secret given, JSON logs at
  * warn (a line per request would dominate), development secrets never generated. Without
  * `databaseUrl` it opens the embedded database in `dataDir`.
  */
@@ -58,7 +59,7 @@ export const startService = (options: {
 }) =>
   start(
     options.id,
-    "apps/http/src/main.ts",
+    "apps/http/src/main.js",
     {
       NODE_ENV: "production",
       HOST: "127.0.0.1",

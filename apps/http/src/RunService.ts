@@ -1,5 +1,5 @@
 // The service: its layer launched, start-up failures reported in one line, the exit code an
-// orchestrator expects. Loaded by main.ts once the compile cache is on.
+// orchestrator expects. Loaded by main.js once the compile cache is on.
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as Logging from "@payments-gaming/adapters/observability/Logging"
 import { Cause, Effect, Exit, Layer, Option } from "effect"

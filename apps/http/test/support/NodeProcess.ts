@@ -9,8 +9,8 @@ import { Effect, type Scope } from "effect"
 export const ROOT = join(import.meta.dirname, "..", "..", "..", "..")
 /** The pinned Node 24; the system node cannot run the sources. */
 export const NODE = join(ROOT, "node_modules", ".bin", "node")
-export const CLI = "apps/cli/src/main.ts"
-export const SERVER = "apps/http/src/main.ts"
+export const CLI = "apps/cli/src/main.js"
+export const SERVER = "apps/http/src/main.js"
 
 /**
  * A clean environment: nothing of the test runner's own (vitest sets NODE_ENV=test, and a developer's

@@ -1,4 +1,4 @@
-import { type CardBrand, CardBrandDetector } from "@payments-gaming/domain/cards"
+import { type CardBrand, CardBrandDetector, visiblePrefixLength } from "@payments-gaming/domain/cards"
 import creditCardType from "credit-card-type"
 import { Effect, Layer, Option, Redacted } from "effect"
 
@@ -37,8 +37,36 @@ export const detectBrand = (digits: string): Option.Option<CardBrand> => {
   return Option.fromNullishOr(BRANDS[match.type])
 }
 
-/** The `CardBrandDetector` backed by `credit-card-type`, with the Verve override. */
-export const layer: Layer.Layer<CardBrandDetector> = Layer.succeed(
-  CardBrandDetector,
-  CardBrandDetector.of({ detect: (cardNumber) => Effect.sync(() => detectBrand(Redacted.value(cardNumber))) })
-)
+// The library's longest range is 8 digits, so a number's brand is decided by its first 8 digits and
+// its length. Asking it costs about a tenth of a registration's CPU (it clones every network's data
+// on each call), so numbers of 16 digits or more are answered from a cache keyed by exactly what
+// their card row keeps anyway (the 8-digit visible prefix, see domain/cards/Mask.ts) and the
+// length. A shorter number's row keeps only 4 digits, so its 8 are never kept here either.
+const LONGEST_RANGE = 8
+const CACHE_LIMIT = 10_000
+
+/**
+ * `detectBrand` with a bounded memo for the numbers whose 8-digit prefix is stored anyway. When the
+ * memo is full it is emptied: prefixes of real traffic are a few thousand issuer ranges, so this is
+ * rare, and it keeps the bound without an LRU's bookkeeping on every call.
+ */
+export const makeCachedDetector = (limit = CACHE_LIMIT, detect: typeof detectBrand = detectBrand) => {
+  const known = new Map<string, Option.Option<CardBrand>>()
+  return (digits: string): Option.Option<CardBrand> => {
+    if (visiblePrefixLength(digits.length) < LONGEST_RANGE) return detect(digits)
+    const key = `${digits.length}:${digits.slice(0, LONGEST_RANGE)}`
+    let brand = known.get(key)
+    if (brand === undefined) {
+      brand = detect(digits)
+      if (known.size >= limit) known.clear()
+      known.set(key, brand)
+    }
+    return brand
+  }
+}
+
+/** The `CardBrandDetector` backed by `credit-card-type`, with the Verve override and the memo above. */
+export const layer: Layer.Layer<CardBrandDetector> = Layer.sync(CardBrandDetector, () => {
+  const detect = makeCachedDetector()
+  return CardBrandDetector.of({ detect: (cardNumber) => Effect.sync(() => detect(Redacted.value(cardNumber))) })
+})

@@ -2,6 +2,13 @@ import { PgClient } from "@effect/sql-pg"
 import { Config, Effect, Layer, Option, type Redacted } from "effect"
 import { HeldDataDirLock } from "./DataDirLock.ts"
 
+/**
+ * Connections per process on `DATABASE_URL`. At 64 concurrent requests, 20 used about 10 % less CPU
+ * per request than 10 on every benchmarked path (fewer requests parked in the pool's queue, whose
+ * wake-ups are not free) and answered more; 32 did no better (issue 16, docs/benchmarks.md).
+ */
+export const DEFAULT_MAX_CONNECTIONS = 20
+
 export interface PostgresOptions {
   /** A PostgreSQL URL; `undefined` starts the embedded database instead. */
   readonly url: Redacted.Redacted | undefined
@@ -22,7 +29,7 @@ export const layer = (options: PostgresOptions) =>
       if (options.url !== undefined) {
         return PgClient.layer({
           url: options.url,
-          maxConnections: options.maxConnections ?? 10,
+          maxConnections: options.maxConnections ?? DEFAULT_MAX_CONNECTIONS,
           applicationName: "payments-gaming",
           // TCP keepalive notices a peer that vanished without closing the connection (a network
           // partition), so a dead connection is dropped from the pool rather than waited on forever.
@@ -57,7 +64,9 @@ export const layerConfig = Layer.unwrap(
   Effect.gen(function* () {
     const url = yield* Config.Redacted("DATABASE_URL").pipe(Config.option)
     const dataDir = yield* Config.String("DATA_DIR").pipe(Config.withDefault("./.data"))
-    const maxConnections = yield* Config.Int("DATABASE_MAX_CONNECTIONS").pipe(Config.withDefault(10))
+    const maxConnections = yield* Config.Int("DATABASE_MAX_CONNECTIONS").pipe(
+      Config.withDefault(DEFAULT_MAX_CONNECTIONS)
+    )
     const production = (yield* Config.String("NODE_ENV").pipe(Config.withDefault(""))) === "production"
     return layer({ url: Option.getOrUndefined(url), dataDir, maxConnections, production })
   })

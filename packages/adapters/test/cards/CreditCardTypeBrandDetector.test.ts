@@ -2,7 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { CardBrandDetector, luhnCheckDigit } from "@payments-gaming/domain/cards"
 import creditCardType from "credit-card-type"
 import { Effect, Option, Redacted } from "effect"
-import { detectBrand, layer } from "../../src/cards/CreditCardTypeBrandDetector.ts"
+import { detectBrand, layer, makeCachedDetector } from "../../src/cards/CreditCardTypeBrandDetector.ts"
 
 const withCheckDigit = (payload: string) => payload + luhnCheckDigit(payload)
 
@@ -70,4 +70,39 @@ describe("CreditCardTypeBrandDetector", () => {
       assert.deepStrictEqual(yield* detector.detect(Redacted.make("5079000000000000")), Option.some("VERVE"))
     }).pipe(Effect.provide(layer))
   )
+
+  it("answers from its memo exactly as the library does, for every length and many ranges", () => {
+    const cached = makeCachedDetector(50)
+    // Twice over, so the second pass is answered from the memo (and, past 50 keys, after it emptied).
+    for (const pass of [1, 2]) {
+      for (let range = 0; range < 400; range++) {
+        const prefix = String(2_000_000 + range * 17_713).slice(0, 7)
+        for (const length of [13, 14, 15, 16, 17, 18, 19]) {
+          const number = withCheckDigit(prefix + "0".repeat(length - 1 - prefix.length))
+          assert.deepStrictEqual(cached(number), detectBrand(number), `${number} (pass ${pass})`)
+        }
+      }
+    }
+  })
+
+  it("keys its memo on the stored 8-digit prefix and the length: another number of the same range and length gets the same answer", () => {
+    const asked: Array<string> = []
+    const cached = makeCachedDetector(10, (digits) => {
+      asked.push(digits)
+      return detectBrand(digits)
+    })
+    assert.deepStrictEqual(cached("4242424242424242"), Option.some("VISA"))
+    assert.deepStrictEqual(cached("4242424299999999"), Option.some("VISA"))
+    assert.deepStrictEqual(cached("42424242999999999"), Option.none())
+    assert.deepStrictEqual(asked, ["4242424242424242", "42424242999999999"])
+    // A number shorter than 16 digits keeps only 4 digits in its row, so none of it is memoised.
+    cached("378282246310005")
+    cached("378282246310005")
+    assert.deepStrictEqual(asked.slice(2), ["378282246310005", "378282246310005"])
+    // Past the bound the memo starts again rather than growing.
+    for (let range = 0; range < 10; range++) cached(withCheckDigit(`5${range}${"0".repeat(13)}`))
+    asked.length = 0
+    cached("4242424242424242")
+    assert.deepStrictEqual(asked, ["4242424242424242"])
+  })
 })

@@ -1,4 +1,4 @@
-// A process logging through the service's logger (Logging.layerConfig, run like apps/http/src/main.ts):
+// A process logging through the service's logger (Logging.layerConfig, run like apps/http/src/main.js):
 // one line once it is up, then LINES lines while its scope closes on SIGTERM, the last moment a
 // shutdown logs anything. Logging.test.ts checks that every one of them reaches stdout.
 import { NodeRuntime } from "@effect/platform-node"

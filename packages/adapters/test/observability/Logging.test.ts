@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process"
 import { fileURLToPath } from "node:url"
 import { assert, describe, it } from "@effect/vitest"
-import { ConfigProvider, Effect, Exit, Layer, Logger, Scope } from "effect"
+import { ConfigProvider, Effect, Exit, Layer, Logger, Redacted, Scope } from "effect"
 import { TestConsole } from "effect/testing"
 import * as Logging from "../../src/observability/Logging.ts"
 
@@ -39,6 +39,44 @@ describe("batched log lines", () => {
       yield* Effect.sleep("100 millis")
       assert.deepStrictEqual(yield* TestConsole.logLines, ["first\nsecond", "third"])
     }).pipe(Effect.scoped, Effect.provide(TestConsole.layer))
+  )
+})
+
+describe("Logging.formatJson", () => {
+  it.effect("writes every line exactly as Logger.formatJson does, plain or not", () =>
+    Effect.gen(function* () {
+      const ours: Array<string> = []
+      const effects: Array<string> = []
+      const both = Logger.layer([
+        Logger.map(Logging.formatJson, (line) => {
+          ours.push(line)
+        }),
+        Logger.map(Logger.formatJson, (line) => {
+          effects.push(line)
+        })
+      ])
+      const lines = [
+        Effect.logInfo("GET /v1/wallet?limit 200 1.2ms").pipe(Effect.annotateLogs({ requestId: "req-1" })),
+        Effect.logWarning('quotes " and \\ and \n and \u0000 and ₦').pipe(
+          Effect.annotateLogs({ count: 3, ok: true, ratio: Number.NaN })
+        ),
+        Effect.logInfo("in a span").pipe(Effect.withLogSpan("work")),
+        Effect.logInfo("a secret").pipe(Effect.annotateLogs({ secret: Redacted.make("hunter2") })),
+        Effect.logInfo("nested").pipe(Effect.annotateLogs({ detail: { amount: 10n, list: [1, "two"] } })),
+        Effect.logInfo(42),
+        Effect.logInfo("two", "parts"),
+        Effect.logError("failed", new Error("boom")),
+        Effect.logError("with a cause").pipe(
+          Effect.andThen(Effect.fail("nope")),
+          Effect.tapCause(Effect.logError),
+          Effect.ignore
+        )
+      ]
+      for (const line of lines) yield* line.pipe(Effect.provide(both))
+      assert.isAtLeast(ours.length, lines.length)
+      assert.deepStrictEqual(ours, effects)
+      assert.notInclude(ours.join("\n"), "hunter2")
+    })
   )
 })
 

@@ -1,0 +1,13 @@
+import { enableCompileCache } from "node:module"
+
+// Node keeps the compiled and type-stripped modules in its on-disk compile cache, so every start
+// after the first skips most of the compiling of several hundred modules: a restart or a deploy
+// reaches /readyz sooner. It must be on before the service's modules load, hence this launcher and
+// the dynamic import.
+//
+// Plain JavaScript on purpose: a TypeScript launcher must itself be type-stripped before it can turn
+// the cache on, which loads Node's type stripper (a WebAssembly module) into every process. From
+// this file, a start whose modules are all in the cache never loads it: 16-20 MiB less resident
+// memory and 0.1-0.5 s sooner to /readyz, measured side by side (issue 16).
+enableCompileCache()
+await import("./RunService.ts")
