@@ -217,6 +217,14 @@ export async function startPlain(port: number, http: Http) {
     return BigInt(whole) * 100n + BigInt(fraction.padEnd(2, "0").slice(0, 2))
   }
 
+  // NotificationOutboxPostgres.enqueue, statement for statement (the bench's users have no devices).
+  const enqueue = (eventKey: string, userId: string, templateCode: string) =>
+    sql`INSERT INTO notification_outbox (event_key, device_id, user_id, template_code, title, body)
+      SELECT ${eventKey}, d.id, d.user_id, ${templateCode}, ${"Money received"}, ${"You received money"}
+      FROM user_devices d WHERE d.user_id = ${userId} AND d.active
+      ON CONFLICT (event_key, device_id) DO NOTHING
+      RETURNING id`
+
   const webhook = async (request: IncomingMessage, response: ServerResponse) => {
     const receivedAt = new Date()
     const raw = await http.readBody(request)
@@ -269,6 +277,8 @@ export async function startPlain(port: number, http: Http) {
             )
             outcome = "processed"
             reason = created ? null : "already credited"
+            // The credit's notification (NotificationOutboxPostgres.enqueue): a row per active device.
+            if (created) yield* enqueue(`${kind}:${reference}`, account.user_id, "DEPOSIT_RECEIVED")
           }
           yield* sql`UPDATE webhook_events SET outcome = ${outcome}, reason = ${reason}, processed_at = ${new Date()}
             WHERE id = ${event.id}::uuid`
@@ -406,24 +416,33 @@ export async function startPlain(port: number, http: Http) {
         const seed = yield* seedOf(round)
         const first = rows[0]!
         const total = rows.reduce((sum, row) => sum + Number(row.weight), 0)
-        const value = drawValue(seed.seed, `${userId}:${round}:0`, total)
-        let end = 0
-        const segment = rows.find((row) => {
-          end += Number(row.weight)
-          return value < end
-        })!
-        const prize = Number(segment.value)
         const spinId = randomUUID()
-        // SpinAndWinService.spin: the spin in its own savepoint, then the prize, one transaction.
-        yield* sql.withTransaction(
+        // ClientSeed.defaultClientSeed: the first 32 hex digits of SHA-256 of the user id.
+        const fallback = createHash("sha256").update(userId).digest("hex").slice(0, 32)
+        // SpinAndWinService.spin: the nonce claimed, the draw, the spin, then the prize, one transaction.
+        const { segment, prize } = yield* sql.withTransaction(
           Effect.gen(function* () {
-            yield* sql.withTransaction(
-              sql`INSERT INTO spins (id, user_id, round, wheel_version, nonce, draw_value, segment_id, prize_type,
-                  prize_value, idempotency_key, created_at)
-                VALUES (${spinId}, ${userId}, ${round}, ${first.version}, ${0}, ${value}, ${segment.segmentId},
-                  ${segment.type}, ${prize}, ${null}, ${at})`
-            )
-            if (prize === 0) return
+            const [claimed] = yield* sql<{ clientSeed: string; nonce: number }>`INSERT INTO wheel_client_seeds AS s
+                (user_id, client_seed, next_nonce)
+              VALUES (${userId}, ${fallback}, 1)
+              ON CONFLICT (user_id) DO UPDATE SET next_nonce = s.next_nonce + 1
+              RETURNING client_seed AS "clientSeed", next_nonce - 1 AS nonce`
+            const { clientSeed, nonce } = claimed!
+            const value = drawValue(seed.seed, JSON.stringify([clientSeed, userId, nonce]), total)
+            let end = 0
+            const segment = rows.find((row) => {
+              end += Number(row.weight)
+              return value < end
+            })!
+            const prize = Number(segment.value)
+            const inserted = yield* sql`INSERT INTO spins (id, user_id, round, wheel_version, client_seed, nonce,
+                draw_value, segment_id, prize_type, prize_value, idempotency_key, created_at)
+              VALUES (${spinId}, ${userId}, ${round}, ${first.version}, ${clientSeed}, ${nonce}, ${value},
+                ${segment.segmentId}, ${segment.type}, ${prize}, ${null}, ${at})
+              ON CONFLICT DO NOTHING
+              RETURNING id`
+            if (inserted.length === 0) return yield* Effect.fail(new Refused("already spun"))
+            if (prize === 0) return { segment, prize }
             if (segment.type === "coin") {
               yield* post(
                 spinId,
@@ -444,14 +463,13 @@ export async function startPlain(port: number, http: Http) {
                 BigInt(prize) * 100n
               )
             }
+            yield* enqueue(spinId, userId, "SPIN_PRIZE_WON")
+            return { segment, prize }
           })
         )
         const coins = yield* coinBalance(userId)
         return { segment, prize, spinId, coins, commitment: seed.commitment }
-      }).pipe(
-        Effect.catchReason("SqlError", "UniqueViolation", () => Effect.fail(new Refused("already spun"))),
-        Effect.result
-      )
+      }).pipe(Effect.result)
     )
     if (outcome._tag === "Failure") return refuse(response, outcome.failure)
     const { segment, prize, spinId, coins, commitment } = outcome.success
