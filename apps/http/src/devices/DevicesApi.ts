@@ -1,7 +1,7 @@
-import { DeviceId, DeviceView, RegisterDeviceRequest } from "@payments-gaming/domain/devices"
+import { DeviceId, DeviceView, MAX_ACTIVE_DEVICES, RegisterDeviceRequest } from "@payments-gaming/domain/devices"
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
-import { BadRequest, NotFound } from "../ApiErrors.ts"
+import { BadRequest, Conflict, NotFound } from "../ApiErrors.ts"
 import { Envelope } from "../Envelope.ts"
 import { Authentication } from "../middleware/Authentication.ts"
 
@@ -10,14 +10,16 @@ export class DevicesApi extends HttpApiGroup.make("devices")
     HttpApiEndpoint.put("register", "/", {
       payload: RegisterDeviceRequest,
       success: [Envelope(DeviceView).pipe(HttpApiSchema.status(201)), Envelope(DeviceView)],
-      error: BadRequest
+      error: [BadRequest, Conflict]
     }).annotateMerge(
       OpenApi.annotations({
         summary: "Register the caller's device for push notifications (201 new, 200 the same again)",
         description:
           "`token` must have its provider's shape (an FCM registration token; an APNs device token in hex, stored " +
           "lowercase). A token belongs to one user: registering one another user holds moves it to the caller. A " +
-          "removed or deactivated token registered again is active again (201). The token is never logged nor " +
+          "removed or deactivated token registered again is active again (201). A user holds at most " +
+          `${MAX_ACTIVE_DEVICES} active devices: a registration that would add one more (new, moved or reactivated) ` +
+          "is a 409 until one is removed; the same token again is always taken. The token is never logged nor " +
           "answered: `tokenLast8` shows its last 8 characters."
       })
     ),

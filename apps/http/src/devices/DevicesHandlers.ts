@@ -2,7 +2,7 @@ import { Devices, DeviceView, registrationOf } from "@payments-gaming/domain/dev
 import { Effect, Schema } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../Api.ts"
-import { notFound } from "../ApiErrors.ts"
+import { conflict, notFound } from "../ApiErrors.ts"
 import { ok, respond } from "../Envelope.ts"
 import { CurrentUser } from "../middleware/CurrentUser.ts"
 
@@ -16,7 +16,9 @@ export const DevicesHandlers = HttpApiBuilder.group(Api, "devices", (handlers) =
       .handle("register", ({ payload }) =>
         Effect.gen(function* () {
           const user = yield* CurrentUser
-          const { device, created } = yield* devices.register(user.userId, registrationOf(payload))
+          const { device, created } = yield* devices
+            .register(user.userId, registrationOf(payload))
+            .pipe(Effect.catchTag("DeviceLimitReached", (error) => Effect.fail(conflict(error.message))))
           const message = created ? "Device registered" : "Device already registered"
           return respond(yield* ok(message, encodeView(device), created ? 201 : 200))
         })

@@ -1,4 +1,5 @@
 import { assert, describe } from "@effect/vitest"
+import { MAX_ACTIVE_DEVICES } from "@payments-gaming/domain/devices"
 import { freshToken } from "@payments-gaming/domain/test/support/devicesContract"
 import { unique } from "@payments-gaming/domain/test/support/fixtures"
 import { Effect, Logger } from "effect"
@@ -174,6 +175,50 @@ describe("devices over HTTP", () => {
       })
     )
 
+    it.effect(
+      "one device more than the limit is a 409 in the envelope; the same again is 200; a delete makes room",
+      () =>
+        Effect.gen(function* () {
+          const userId = unique("many-devices")
+          const auth = yield* tokenFor(userId)
+          const devices: Array<{ readonly body: { tokenType: string; token: string }; readonly deviceId: string }> = []
+          for (let index = 0; index < MAX_ACTIVE_DEVICES; index++) {
+            const tokenType = index % 2 === 0 ? "FCM" : "APNS"
+            const body = { tokenType, token: freshToken(tokenType) }
+            const registered = yield* put(auth, body)
+            assert.strictEqual(registered.status, 201, registered.text)
+            devices.push({ body, deviceId: registered.json.data.deviceId })
+          }
+          const extra = { tokenType: "FCM", token: freshToken("FCM") }
+          const refused = yield* put(auth, extra)
+          assert.strictEqual(refused.status, 409, refused.text)
+          assert.deepStrictEqual(Object.keys(refused.json), ENVELOPE_KEYS)
+          assert.strictEqual(refused.json.status, 409)
+          assert.strictEqual(refused.json.success, false)
+          assert.isNull(refused.json.data)
+          assert.match(refused.json.timestamp, /^\d{13}$/)
+          assert.strictEqual(
+            refused.json.message,
+            `A user may register at most ${MAX_ACTIVE_DEVICES} devices; remove one first`
+          )
+          assert.notInclude(refused.text, extra.token.slice(-8))
+
+          // The same token again at the limit adds no device: still a 200.
+          const again = yield* put(auth, devices[5]!.body)
+          assert.strictEqual(again.status, 200, again.text)
+          assert.strictEqual(again.json.data.deviceId, devices[5]!.deviceId)
+
+          assert.strictEqual((yield* remove(auth, devices[0]!.deviceId)).status, 200)
+          const roomMade = yield* put(auth, extra)
+          assert.strictEqual(roomMade.status, 201, roomMade.text)
+          assert.strictEqual((yield* list(auth)).json.data.length, MAX_ACTIVE_DEVICES)
+          const sql = yield* SqlClient.SqlClient
+          const [row] = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM user_devices
+          WHERE user_id = ${userId} AND active`
+          assert.strictEqual(row?.n, MAX_ACTIVE_DEVICES)
+        })
+    )
+
     it.effect("the OpenAPI document shows the three routes, bearer-authenticated, with their statuses", () =>
       Effect.gen(function* () {
         const { paths } = (yield* request("/openapi.json")).json
@@ -183,7 +228,7 @@ describe("devices over HTTP", () => {
           delete: paths[`${PATH}/{deviceId}`]?.delete
         }
         const statuses = {
-          put: ["200", "201", "400", "401"],
+          put: ["200", "201", "400", "401", "409"],
           get: ["200", "401"],
           delete: ["200", "400", "401", "404"]
         }

@@ -2,12 +2,14 @@ import { randomUUID } from "node:crypto"
 import { UserId } from "@payments-gaming/domain/auth"
 import {
   DeviceId,
+  DeviceLimitReached,
   DeviceNotFound,
   type DeviceRegistered,
   type DeviceRegistration,
   Devices,
   type DeviceView,
   logRegistered,
+  MAX_ACTIVE_DEVICES,
   REMOVED_BY_USER,
   TokenType
 } from "@payments-gaming/domain/devices"
@@ -34,14 +36,40 @@ const viewOf = (row: Schema.Struct.Type<typeof deviceColumns>): DeviceView => ({
 /** A row of `user_devices` as `columns` selects it: the token's last 8 characters only, never the token. */
 const DeviceRow = rowSchema(Schema.Struct(deviceColumns), viewOf)
 
-/** The row `register` leaves, with what the row held before the statement (null: there was none). */
-const RegisteredRow = rowSchema(
-  Schema.Struct({
-    ...deviceColumns,
-    previousUser: Schema.NullOr(UserId),
-    previousActive: Schema.NullOr(Schema.Boolean)
-  }),
-  (row) => ({ device: viewOf(row), previousUser: row.previousUser, previousActive: row.previousActive })
+type RegisterOutcome =
+  | {
+      readonly outcome: "registered"
+      readonly device: DeviceView
+      readonly previousUser: UserId | null
+      readonly previousActive: boolean | null
+    }
+  | { readonly outcome: "full" }
+  | { readonly outcome: "raced" }
+
+/**
+ * What one run of `register`'s statement did: `registered`, the row it left with what the row held
+ * before the statement (null: there was none); `full`, refused at the limit, nothing changed;
+ * `raced`, nothing changed because a first registration of the token committed meanwhile.
+ */
+const RegisterOutcome = rowSchema(
+  Schema.Union([
+    Schema.Struct({
+      outcome: Schema.Literal("registered"),
+      ...deviceColumns,
+      previousUser: Schema.NullOr(UserId),
+      previousActive: Schema.NullOr(Schema.Boolean)
+    }),
+    Schema.Struct({ outcome: Schema.Literals(["full", "raced"]) })
+  ]),
+  (row): RegisterOutcome =>
+    row.outcome === "registered"
+      ? {
+          outcome: row.outcome,
+          device: viewOf(row),
+          previousUser: row.previousUser,
+          previousActive: row.previousActive
+        }
+      : { outcome: row.outcome }
 )
 
 // A registration that finds no row in its snapshot but conflicts with one committed meanwhile (two
@@ -49,10 +77,15 @@ const RegisteredRow = rowSchema(
 // the row. Three runs are far more than that race can ever need.
 const REGISTER_ATTEMPTS = 3
 
+// The first key of the per-user advisory lock that serialises registrations of one user (the second
+// is the hash of the user id). The two-key form: PostgreSQL keeps it apart from the one-key form
+// the migrations' lock uses, so the two can never meet. 18: the issue that brought devices.
+const DEVICE_LIMIT_LOCK = 18
+
 /**
  * `Devices` on PostgreSQL (table `user_devices`, migration `0012_user_devices`).
  *
- * A registration is one statement. `previous` reads, and locks, the token's row as it is when the
+ * A registration is one statement (behind its user's lock, below). `previous` reads, and locks, the token's row as it is when the
  * statement runs (`FOR UPDATE` waits for a concurrent change and reads its result); the upsert then
  * inserts the token or takes the row over for this user, reactivated. The previous owner and state
  * come back beside the new row, which is how created, the same again and moved are told apart
@@ -62,7 +95,19 @@ const REGISTER_ATTEMPTS = 3
  * the row is updated (read lazily, from `RETURNING`, it would meet a row this very statement has
  * already changed, which `FOR UPDATE` skips, and come back empty). And when the snapshot holds no
  * row but a concurrent first registration of the token has committed one meanwhile, it updates
- * nothing, so nothing comes back and the statement is run again on a fresh snapshot.
+ * nothing (`raced`) and the statement is run again on a fresh snapshot.
+ *
+ * The limit (`MAX_ACTIVE_DEVICES`). `room` lets the statement write only when the token is already
+ * an active device of this user (the same again) or the user has fewer active devices than the
+ * limit; otherwise nothing changes and the statement answers `full`. A count is only
+ * as fresh as the statement's snapshot, so every registration first takes a transaction-scoped
+ * advisory lock on its user: one user's registrations run one at a time, and the statement that
+ * follows the lock (READ COMMITTED, PostgreSQL's default: a snapshot per statement) sees every
+ * device the lock's previous holders added. Removals, deactivations and moves away only lower the
+ * count and need no lock (racing one, a registration at the limit is at worst refused). An advisory
+ * lock rather than a lock row as `card_holders`: nothing to store, migrate or write at each
+ * registration, and one lock per registration, always taken before the token's row, so no two
+ * registrations can wait on each other in a cycle. Two users whose ids hash alike only queue.
  */
 export const make = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
@@ -78,26 +123,42 @@ export const make = Effect.gen(function* () {
       token: Schema.String,
       platform: Schema.NullOr(Schema.String)
     }),
-    Result: RegisteredRow,
+    Result: RegisterOutcome,
     execute: (device) => sql`WITH previous AS MATERIALIZED (
         SELECT user_id, active FROM user_devices
         WHERE token_type = ${device.tokenType} AND token = ${device.token} FOR UPDATE
+      ),
+      room AS MATERIALIZED (
+        SELECT EXISTS (SELECT 1 FROM previous WHERE user_id = ${device.userId} AND active)
+          OR (SELECT count(*) FROM user_devices WHERE user_id = ${device.userId} AND active) < ${MAX_ACTIVE_DEVICES}
+          AS allowed
+      ),
+      registered AS (
+        INSERT INTO user_devices AS d (id, user_id, token_type, token, platform)
+        SELECT ${device.id}::uuid, ${device.userId}::text, ${device.tokenType}::text, ${device.token}::text,
+          ${device.platform}::text
+        FROM room WHERE room.allowed
+        ON CONFLICT (token_type, token) DO UPDATE SET
+          user_id = EXCLUDED.user_id,
+          platform = EXCLUDED.platform,
+          active = true,
+          -- A device new to this user (moved, or reactivated) was registered now, as far as they know.
+          created_at = CASE WHEN d.active AND d.user_id = EXCLUDED.user_id THEN d.created_at ELSE now() END,
+          updated_at = now(),
+          deactivated_at = NULL,
+          deactivation_reason = NULL
+        WHERE EXISTS (SELECT 1 FROM previous)
+        RETURNING ${columns}
       )
-      INSERT INTO user_devices AS d (id, user_id, token_type, token, platform)
-      VALUES (${device.id}, ${device.userId}, ${device.tokenType}, ${device.token}, ${device.platform})
-      ON CONFLICT (token_type, token) DO UPDATE SET
-        user_id = EXCLUDED.user_id,
-        platform = EXCLUDED.platform,
-        active = true,
-        -- A device new to this user (moved, or reactivated) was registered now, as far as they know.
-        created_at = CASE WHEN d.active AND d.user_id = EXCLUDED.user_id THEN d.created_at ELSE now() END,
-        updated_at = now(),
-        deactivated_at = NULL,
-        deactivation_reason = NULL
-      WHERE EXISTS (SELECT 1 FROM previous)
-      RETURNING ${columns}, (SELECT user_id FROM previous) AS "previousUser",
-        (SELECT active FROM previous) AS "previousActive"`
+      SELECT CASE WHEN registered.id IS NOT NULL THEN 'registered' WHEN room.allowed THEN 'raced' ELSE 'full' END
+          AS outcome,
+        registered.*, (SELECT user_id FROM previous) AS "previousUser",
+        (SELECT active FROM previous) AS "previousActive"
+      FROM room LEFT JOIN registered ON true`
   })
+
+  // Held until the registration's transaction ends; see `make`'s comment for why.
+  const lockUser = (userId: UserId) => sql`SELECT pg_advisory_xact_lock(${DEVICE_LIMIT_LOCK}, hashtext(${userId}))`
 
   const register = Effect.fnUntraced(
     function* (userId: UserId, registration: DeviceRegistration) {
@@ -108,18 +169,25 @@ export const make = Effect.gen(function* () {
         token: Redacted.value(registration.token),
         platform: registration.platform
       }
-      for (let attempt = 1; attempt <= REGISTER_ATTEMPTS; attempt++) {
-        const [row] = yield* upsert(request)
-        if (row === undefined) continue
-        const registered: DeviceRegistered = {
-          device: row.device,
-          created: !(row.previousUser === userId && row.previousActive === true),
-          movedFrom: row.previousUser !== null && row.previousUser !== userId ? row.previousUser : null
-        }
-        yield* logRegistered(userId, registered)
-        return registered
+      const row = yield* sql.withTransaction(
+        Effect.gen(function* () {
+          yield* lockUser(userId)
+          for (let attempt = 1; attempt <= REGISTER_ATTEMPTS; attempt++) {
+            const [outcome] = yield* upsert(request)
+            if (outcome?.outcome === "registered" || outcome?.outcome === "full") return outcome
+          }
+          return yield* Effect.die(new Error(`A device registration found no row ${REGISTER_ATTEMPTS} times`))
+        })
+      )
+      if (row.outcome === "full") return yield* new DeviceLimitReached({ limit: MAX_ACTIVE_DEVICES })
+      const registered: DeviceRegistered = {
+        device: row.device,
+        created: !(row.previousUser === userId && row.previousActive === true),
+        movedFrom: row.previousUser !== null && row.previousUser !== userId ? row.previousUser : null
       }
-      return yield* Effect.die(new Error(`A device registration found no row ${REGISTER_ATTEMPTS} times`))
+      // Logged once committed: a line never tells of a registration that was rolled back.
+      yield* logRegistered(userId, registered)
+      return registered
     },
     Effect.catchTags({ SqlError: Effect.die, SchemaError: Effect.die })
   )

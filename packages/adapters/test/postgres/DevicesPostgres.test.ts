@@ -1,8 +1,14 @@
 import { assert, describe, layer } from "@effect/vitest"
 import type { UserId } from "@payments-gaming/domain/auth"
-import { Devices, REMOVED_BY_USER } from "@payments-gaming/domain/devices"
-import { devicesContract, freshToken, registration, user } from "@payments-gaming/domain/test/support/devicesContract"
-import { Effect, Layer, Logger } from "effect"
+import { Devices, MAX_ACTIVE_DEVICES, REMOVED_BY_USER } from "@payments-gaming/domain/devices"
+import {
+  devicesContract,
+  fill,
+  freshToken,
+  registration,
+  user
+} from "@payments-gaming/domain/test/support/devicesContract"
+import { Effect, Layer, Logger, Result } from "effect"
 import { SqlClient } from "effect/sql"
 import * as DevicesPostgres from "../../src/postgres/DevicesPostgres.ts"
 import { TestDatabase } from "../support/TestDatabase.ts"
@@ -91,6 +97,36 @@ describe("Devices on PostgreSQL", () => {
           assert.strictEqual(owner, mover === results[0] ? ada : bola)
           assert.strictEqual(mover.movedFrom, mover === results[0] ? bola : ada)
           assert.strictEqual(results[0].device.deviceId, results[1].device.deviceId)
+        }
+      })
+    )
+
+    it.effect("30 concurrent registrations of new tokens by one user leave exactly the limit active", () =>
+      Effect.gen(function* () {
+        const devices = yield* Devices
+        const sql = yield* SqlClient.SqlClient
+        // From none, then from one below the limit, where all 30 race for the last slot. The first
+        // round also opens the pool's connections (earlier tests used one), so the second races on
+        // all of them: without the user's lock, up to one per connection gets through.
+        for (const already of [0, MAX_ACTIVE_DEVICES - 1]) {
+          const ada = user("race-full")
+          yield* fill(ada, already)
+          const results = yield* Effect.all(
+            Array.from({ length: 30 }, (_, index) => {
+              const tokenType = index % 2 === 0 ? "FCM" : "APNS"
+              return Effect.result(devices.register(ada, registration(tokenType, freshToken(tokenType))))
+            }),
+            { concurrency: "unbounded" }
+          )
+          const created = results.filter(Result.isSuccess)
+          const refused = results.filter(Result.isFailure)
+          assert.strictEqual(created.length, MAX_ACTIVE_DEVICES - already, `from ${already}`)
+          assert.isTrue(created.every((result) => result.success.created))
+          assert.strictEqual(refused.length, 30 - (MAX_ACTIVE_DEVICES - already))
+          assert.isTrue(refused.every((result) => result.failure._tag === "DeviceLimitReached"))
+          const [row] = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM user_devices
+            WHERE user_id = ${ada} AND active`
+          assert.strictEqual(row?.n, MAX_ACTIVE_DEVICES, `from ${already}`)
         }
       })
     )

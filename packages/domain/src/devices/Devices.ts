@@ -1,6 +1,6 @@
 import { Context, type Effect } from "effect"
 import type { UserId } from "../auth/Model.ts"
-import type { DeviceNotFound } from "./Errors.ts"
+import type { DeviceLimitReached, DeviceNotFound } from "./Errors.ts"
 import type { DeviceId, DeviceRegistration, DeviceView } from "./Model.ts"
 
 /** What `register` did: `created` unless the token was already an active device of this user. */
@@ -24,8 +24,13 @@ export class Devices extends Context.Service<
      * Registers `registration.token` for `userId`, atomically however many registrations of one
      * token race: new, the same again (platform updated), reactivated, or moved from another user
      * (one info log line naming both users and the device, never the token).
+     * `DeviceLimitReached` when it would give the user more than `MAX_ACTIVE_DEVICES` active
+     * devices; the limit holds however many registrations of one user race.
      */
-    readonly register: (userId: UserId, registration: DeviceRegistration) => Effect.Effect<DeviceRegistered>
+    readonly register: (
+      userId: UserId,
+      registration: DeviceRegistration
+    ) => Effect.Effect<DeviceRegistered, DeviceLimitReached>
     /** The user's active devices, oldest first. */
     readonly list: (userId: UserId) => Effect.Effect<ReadonlyArray<DeviceView>>
     /** Deactivates one of the user's active devices; `DeviceNotFound` for any other id. */

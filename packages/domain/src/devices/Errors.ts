@@ -9,3 +9,16 @@ export class DeviceNotFound extends Schema.TaggedError<DeviceNotFound>()("Device
     return "Device not found"
   }
 }
+
+/**
+ * The user already has `limit` active devices (`MAX_ACTIVE_DEVICES`) and this registration would
+ * add one: a new token, a token moving from another user, or one of theirs reactivated. The same
+ * active token again is never refused.
+ */
+export class DeviceLimitReached extends Schema.TaggedError<DeviceLimitReached>()("DeviceLimitReached", {
+  limit: Schema.Int
+}) {
+  override get message(): string {
+    return `A user may register at most ${this.limit} devices; remove one first`
+  }
+}

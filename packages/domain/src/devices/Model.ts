@@ -13,6 +13,13 @@ export type DeviceId = typeof DeviceId.Type
 /** The `deactivation_reason` of a device its user removed (`DELETE /v1/user/devices/{deviceId}`). */
 export const REMOVED_BY_USER = "removed by user"
 
+/**
+ * The most active devices one user may hold. Every credit writes one outbox row per active device
+ * in the credit's own transaction (issue 18), so an unbounded list would let one user multiply the
+ * work of every deposit; 20 is far more phones, tablets and browsers than anyone signs in on.
+ */
+export const MAX_ACTIVE_DEVICES = 20
+
 /** The push endpoint's bound on any token (push/Model.ts `PushMessage`), kept for stored tokens too. */
 export const MAX_TOKEN_LENGTH = 4096
 

@@ -3,11 +3,12 @@ import type { UserId } from "../auth/Model.ts"
 import { truncateToSeconds } from "../cards/Model.ts"
 import { logRegistered } from "./DeviceLog.ts"
 import { type DeviceRegistered, Devices } from "./Devices.ts"
-import { DeviceNotFound } from "./Errors.ts"
+import { DeviceLimitReached, DeviceNotFound } from "./Errors.ts"
 import {
   type DeviceId,
   type DeviceRegistration,
   type DeviceView,
+  MAX_ACTIVE_DEVICES,
   REMOVED_BY_USER,
   type TokenType,
   tokenLast8
@@ -41,16 +42,23 @@ const viewOf = (row: StoredDevice): DeviceView => ({
   createdAt: row.createdAt
 })
 
-/** An in-memory `Devices` with the SQL adapter's rules (one row per token, moves, reactivation). */
+/** An in-memory `Devices` with the SQL adapter's rules (one row per token, moves, reactivation, the limit). */
 export const makeMemoryDevices: Effect.Effect<Devices["Service"]> = Effect.gen(function* () {
   const store = yield* Ref.make<Store>({ issued: 0, rows: [] })
 
   const register = Effect.fn("Devices.register")(function* (userId: UserId, registration: DeviceRegistration) {
     const now = truncateToSeconds(yield* DateTime.now)
     const token = Redacted.value(registration.token)
-    const result = yield* Ref.modify(store, (current): readonly [DeviceRegistered, Store] => {
+    const result = yield* Ref.modify(store, (current): readonly [DeviceRegistered | DeviceLimitReached, Store] => {
       const index = current.rows.findIndex((row) => row.tokenType === registration.tokenType && row.token === token)
       const found = current.rows[index]
+      // Anything but the same active token again adds an active device to the user: checked here,
+      // inside the one `Ref.modify`, so racing registrations cannot both pass at the last slot.
+      const again = found?.active === true && found.userId === userId
+      const active = current.rows.filter((row) => row.userId === userId && row.active).length
+      if (!again && active >= MAX_ACTIVE_DEVICES) {
+        return [new DeviceLimitReached({ limit: MAX_ACTIVE_DEVICES }), current]
+      }
       if (found === undefined) {
         const row: StoredDevice = {
           deviceId: deviceIdOf(current.issued + 1),
@@ -67,7 +75,6 @@ export const makeMemoryDevices: Effect.Effect<Devices["Service"]> = Effect.gen(f
           { issued: current.issued + 1, rows: [...current.rows, row] }
         ]
       }
-      const again = found.active && found.userId === userId
       const row: StoredDevice = {
         ...found,
         userId,
@@ -83,6 +90,7 @@ export const makeMemoryDevices: Effect.Effect<Devices["Service"]> = Effect.gen(f
       }
       return [registered, { ...current, rows: current.rows.with(index, row) }]
     })
+    if (result instanceof DeviceLimitReached) return yield* result
     yield* logRegistered(userId, result)
     return result
   })

@@ -1,6 +1,12 @@
 import { assert, type Vitest } from "@effect/vitest"
 import type { UserId } from "@payments-gaming/domain/auth"
-import { type DeviceId, type DeviceRegistration, Devices, type TokenType } from "@payments-gaming/domain/devices"
+import {
+  type DeviceId,
+  type DeviceRegistration,
+  Devices,
+  MAX_ACTIVE_DEVICES,
+  type TokenType
+} from "@payments-gaming/domain/devices"
 import { Effect, Redacted } from "effect"
 import { unique } from "./fixtures.ts"
 
@@ -29,6 +35,19 @@ const listIds = (userId: UserId) =>
   Effect.flatMap(Devices, (devices) => devices.list(userId)).pipe(
     Effect.map((views) => views.map((view) => view.deviceId))
   )
+
+/** Registers `count` new devices for `userId`, alternating providers; their ids and tokens in order. */
+export const fill = (userId: UserId, count: number) =>
+  Effect.gen(function* () {
+    const added: Array<{ readonly deviceId: DeviceId; readonly tokenType: TokenType; readonly token: string }> = []
+    for (let index = 0; index < count; index++) {
+      const tokenType: TokenType = index % 2 === 0 ? "FCM" : "APNS"
+      const token = freshToken(tokenType)
+      const registered = yield* register(userId, tokenType, token)
+      added.push({ deviceId: registered.device.deviceId, tokenType, token })
+    }
+    return added
+  })
 
 /**
  * The rules of `Devices`, run on every implementation (in memory in the domain's tests, on
@@ -155,6 +174,70 @@ export const devicesContract = (it: It) => {
       for (let index = 1; index < views.length; index++) {
         assert.isTrue(views[index - 1]!.createdAt.epochMilliseconds <= views[index]!.createdAt.epochMilliseconds)
       }
+    })
+  )
+  it.effect("one active device more than the limit is refused; the same again is not; a removal makes room", () =>
+    Effect.gen(function* () {
+      const devices = yield* Devices
+      const ada = user("full-ada")
+      const added = yield* fill(ada, MAX_ACTIVE_DEVICES)
+      const extra = freshToken("FCM")
+      const refused = yield* Effect.flip(register(ada, "FCM", extra))
+      assert.strictEqual(refused._tag, "DeviceLimitReached")
+      assert.strictEqual(refused.limit, MAX_ACTIVE_DEVICES)
+      assert.include(refused.message, `at most ${MAX_ACTIVE_DEVICES} devices`)
+      assert.sameMembers(
+        [...(yield* listIds(ada))],
+        added.map((device) => device.deviceId)
+      )
+
+      // The same active token again adds nothing: allowed at the limit, platform updated.
+      const last = added.at(-1)!
+      const again = yield* register(ada, last.tokenType, last.token, "web")
+      assert.isFalse(again.created)
+      assert.strictEqual(again.device.deviceId, last.deviceId)
+      assert.strictEqual(again.device.platform, "web")
+
+      yield* devices.remove(ada, added[0]!.deviceId)
+      const roomMade = yield* register(ada, "FCM", extra)
+      assert.isTrue(roomMade.created)
+      const listed = yield* listIds(ada)
+      assert.strictEqual(listed.length, MAX_ACTIVE_DEVICES)
+      assert.include([...listed], roomMade.device.deviceId)
+      assert.strictEqual((yield* Effect.flip(register(ada, "FCM", freshToken("FCM"))))._tag, "DeviceLimitReached")
+    })
+  )
+
+  it.effect("at the limit, a token moving in or a removed one coming back is refused too, and nothing moves", () =>
+    Effect.gen(function* () {
+      const devices = yield* Devices
+      const ada = user("full-ada")
+      const bola = user("full-bola")
+      const [removed, ...rest] = yield* fill(ada, MAX_ACTIVE_DEVICES)
+      yield* devices.remove(ada, removed!.deviceId)
+      const kept = [...rest, ...(yield* fill(ada, 1))]
+      const comeBack = yield* Effect.flip(register(ada, removed!.tokenType, removed!.token))
+      assert.strictEqual(comeBack._tag, "DeviceLimitReached")
+
+      const bolasToken = freshToken("APNS")
+      const bolas = yield* register(bola, "APNS", bolasToken)
+      const moveIn = yield* Effect.flip(register(ada, "APNS", bolasToken))
+      assert.strictEqual(moveIn._tag, "DeviceLimitReached")
+      // Still bola's: a refused move takes nothing from its owner.
+      assert.deepStrictEqual(yield* listIds(bola), [bolas.device.deviceId])
+      assert.sameMembers(
+        [...(yield* listIds(ada))],
+        kept.map((device) => device.deviceId)
+      )
+
+      // The limit is the user's own: bola, far below it, still takes one of ada's tokens, and the
+      // token moving out leaves ada room for the removed one.
+      const taken = yield* register(bola, kept[0]!.tokenType, kept[0]!.token)
+      assert.strictEqual(taken.movedFrom, ada)
+      assert.strictEqual((yield* listIds(ada)).length, MAX_ACTIVE_DEVICES - 1)
+      const back = yield* register(ada, removed!.tokenType, removed!.token)
+      assert.isTrue(back.created)
+      assert.strictEqual((yield* listIds(ada)).length, MAX_ACTIVE_DEVICES)
     })
   )
 }
