@@ -146,6 +146,12 @@ export const layer = Layer.effect(
      * when the key row was created; the statement returns that row's id, or nothing for a key
      * posted before. Without `creditUsers` a missing user row starts at 0 and its balance is left to
      * the caller's conditional updates.
+     *
+     * Every user account row is locked (the upsert's update, a no-op without `creditUsers`) before
+     * any posting is inserted: the postings read the upsert's result, so PostgreSQL cannot insert
+     * them, and draw their ids, first. Per user account, posting ids then follow commit order (the
+     * lock is held to COMMIT), which the wallet statement relies on to show running balances that
+     * really were (docs/architecture.md, "The wallet statement").
      */
     const record = (
       transaction: LedgerTransaction.LedgerTransaction,
@@ -179,13 +185,14 @@ export const layer = Layer.effect(
         )
         const onConflict = creditUsers
           ? sql`DO UPDATE SET balance = ledger_accounts.balance + excluded.balance, updated_at = now()`
-          : sql`DO NOTHING`
+          : sql`DO UPDATE SET balance = ledger_accounts.balance`
         parts.push(sql`user_accounts AS (
           INSERT INTO ledger_accounts (id, unit, owner_user_id, non_negative, balance)
           SELECT v.id, v.unit, v.owner_user_id, true, v.balance
           FROM (VALUES ${rows}) AS v (id, unit, owner_user_id, balance)
           WHERE EXISTS (SELECT 1 FROM tx)
           ON CONFLICT (id) ${onConflict}
+          RETURNING id
         )`)
       }
       const postings = sql.csv(
@@ -198,6 +205,7 @@ export const layer = Layer.effect(
         INSERT INTO ledger_postings (transaction_id, account_id, unit, amount_minor)
         SELECT tx.id, v.account_id, v.unit, v.amount_minor
         FROM tx CROSS JOIN (VALUES ${postings}) AS v (position, account_id, unit, amount_minor)
+        ${users.length > 0 ? sql`WHERE (SELECT count(*) FROM user_accounts) >= 0` : sql``}
         ORDER BY v.position
       )`)
       return sql<{ id: bigint }>`WITH ${sql.csv(parts)} SELECT id FROM tx`
@@ -220,7 +228,8 @@ export const layer = Layer.effect(
     /**
      * A user account goes down: the conditional updates may refuse, so the posting runs in its own
      * transaction (a savepoint inside the caller's) that a refusal rolls back entirely. The rows are
-     * recorded first, then every user balance changes in account id order.
+     * recorded first (every user row locked by then, in account id order, see `record`), then every
+     * user balance changes in the same order.
      */
     const postWithDebits = (transaction: LedgerTransaction.LedgerTransaction, moves: ReadonlyArray<Move>) =>
       sql.withTransaction(

@@ -1,9 +1,9 @@
 import { writeFileSync } from "node:fs"
 import { assert, describe, layer } from "@effect/vitest"
 import type { UserId } from "@payments-gaming/domain/auth"
-import { replayBreaks, StatementService } from "@payments-gaming/domain/ledger"
+import { Ledger, Movements, replayBreaks, StatementService } from "@payments-gaming/domain/ledger"
 import { statementContract } from "@payments-gaming/domain/test/support/statementContract"
-import { Effect, Layer } from "effect"
+import { BigDecimal, Deferred, Effect, Fiber, Layer, Result } from "effect"
 import { SqlClient } from "effect/sql"
 import * as LedgerPostgres from "../../src/postgres/LedgerPostgres.ts"
 import * as LedgerStatementPostgres from "../../src/postgres/LedgerStatementPostgres.ts"
@@ -15,6 +15,13 @@ const StatementOnPostgres = StatementService.layer.pipe(
   Layer.provideMerge(Layer.mergeAll(LedgerPostgres.layer, LedgerUnitOfWork.layer)),
   Layer.provideMerge(TestDatabase)
 )
+
+const money = (userId: UserId, reference: string, amount: string) => ({
+  reference,
+  userId,
+  currency: "NGN" as const,
+  amount: BigDecimal.fromStringUnsafe(amount)
+})
 
 /** PostgreSQL stamps a posting with its transaction's start: real time must pass between two. */
 const tick = Effect.promise(() => new Promise<void>((resolve) => setTimeout(resolve, 5)))
@@ -188,5 +195,51 @@ describe("the wallet statement on PostgreSQL", () => {
         }),
       300_000
     )
+
+    // Per user account, the statement's order (posting ids) must be the order the postings
+    // committed in, or a running balance it shows may never have been the account's. A posting
+    // whose account row is locked by another transaction must therefore draw its ids only once it
+    // holds the lock: here it waits while a posting to another user commits, and must come after it.
+    for (const [label, movement] of [
+      ["a credit", (user: UserId, reference: string) => Movements.deposit(money(user, reference, "5.00"))],
+      ["a debit (a transfer hold)", (user: UserId, reference: string) => Movements.hold(money(user, reference, "5.00"))]
+    ] as const) {
+      it.effect(`${label} waiting for its user account's lock draws its posting ids after the lock, not before`, () =>
+        Effect.gen(function* () {
+          const sql = yield* SqlClient.SqlClient
+          const ledger = yield* Ledger
+          const run = `${Date.now()}-${Math.random().toString(36).slice(2, 8)}`
+          const user = `order-${run}` as UserId
+          const other = `order-other-${run}` as UserId
+          yield* ledger.post(Result.getOrThrow(Movements.deposit(money(user, `funding-${run}`, "10.00"))))
+          const locked = yield* Deferred.make<void>()
+          const release = yield* Deferred.make<void>()
+          const holder = yield* Effect.forkChild(
+            sql.withTransaction(
+              Effect.gen(function* () {
+                yield* sql`SELECT 1 FROM ledger_accounts WHERE id = ${`user:${user}:cash:NGN`} FOR UPDATE`
+                yield* Deferred.succeed(locked, undefined)
+                yield* Deferred.await(release)
+              })
+            )
+          )
+          yield* Deferred.await(locked)
+          const waiting = yield* Effect.forkChild(ledger.post(Result.getOrThrow(movement(user, `waiting-${run}`))))
+          // Long enough for the waiting posting to reach the lock (and, drawn first, take its ids); real
+          // time, as `tick` (the test clock would never move).
+          yield* Effect.promise(() => new Promise<void>((resolve) => setTimeout(resolve, 300)))
+          yield* ledger.post(Result.getOrThrow(Movements.deposit(money(other, `meanwhile-${run}`, "1.00"))))
+          yield* Deferred.succeed(release, undefined)
+          yield* Fiber.join(holder)
+          yield* Fiber.join(waiting)
+          const [order] = yield* sql<{ waiting: string; meanwhile: string }>`SELECT
+              (SELECT min(p.id) FROM ledger_postings p JOIN ledger_transactions t ON t.id = p.transaction_id
+                WHERE t.idempotency_key LIKE ${`%waiting-${run}%`})::text AS waiting,
+              (SELECT max(p.id) FROM ledger_postings p JOIN ledger_transactions t ON t.id = p.transaction_id
+                WHERE t.idempotency_key LIKE ${`%meanwhile-${run}%`})::text AS meanwhile`
+          assert.isAbove(Number(order!.waiting), Number(order!.meanwhile), "the waiting posting's ids come after")
+        })
+      )
+    }
   })
 })
