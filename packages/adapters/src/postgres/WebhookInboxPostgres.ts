@@ -3,6 +3,7 @@ import {
   type ListingPosition,
   type NewWebhookEvent,
   Outcome,
+  type SettledOutcome,
   type WebhookEvent,
   type WebhookEventHeader,
   WebhookInbox
@@ -89,9 +90,11 @@ export const layer = Layer.effect(
     // is a `NewWebhookEvent` the domain built, whose fields encode to themselves (a request encoding
     // checked six fields and copied them for nothing), and the one column returned is the uuid
     // PostgreSQL just generated. The rarer statements below keep their schemas.
-    const insert = (event: NewWebhookEvent) =>
-      sql<InsertedId>`INSERT INTO webhook_events (kind, reference, dedup_key, raw_body, signature, received_at)
-          VALUES (${event.kind}, ${event.reference}, ${event.dedupKey}, ${event.rawBody}, ${event.signature}, ${event.receivedAt})
+    const insert = (event: NewWebhookEvent, settled: SettledOutcome) =>
+      sql<InsertedId>`INSERT INTO webhook_events
+            (kind, reference, dedup_key, raw_body, signature, received_at, outcome, reason, processed_at)
+          VALUES (${event.kind}, ${event.reference}, ${event.dedupKey}, ${event.rawBody}, ${event.signature},
+            ${event.receivedAt}, ${settled.outcome}, ${settled.reason}, ${settled.processedAt})
           ON CONFLICT (kind, reference) WHERE outcome <> 'conflict' DO NOTHING
           RETURNING id`
 
@@ -161,8 +164,8 @@ export const layer = Layer.effect(
 
     // Everything but the id is what was just written (and the column defaults), so the raw body is
     // not sent back.
-    const store = Effect.fnUntraced(function* (event: NewWebhookEvent) {
-      const [inserted] = yield* insert(event)
+    const store = Effect.fnUntraced(function* (event: NewWebhookEvent, settled: SettledOutcome) {
+      const [inserted] = yield* insert(event, settled)
       if (inserted !== undefined) {
         const created: WebhookEvent = {
           id: inserted.id,
@@ -172,9 +175,9 @@ export const layer = Layer.effect(
           rawBody: event.rawBody,
           signature: event.signature,
           receivedAt: event.receivedAt,
-          outcome: "received",
-          reason: null,
-          processedAt: null
+          outcome: settled.outcome,
+          reason: settled.reason,
+          processedAt: settled.processedAt
         }
         return { _tag: "Stored" as const, event: created }
       }

@@ -144,70 +144,114 @@ function makeBankingService() {
     const postCredit = (transaction: LedgerTransaction.LedgerTransaction) =>
       ledger.post(transaction).pipe(Effect.catchTag("InsufficientFunds", Effect.die))
 
-    const applyCredit = Effect.fnUntraced(function* (
+    /**
+     * What an event will do, decided before it is stored: the reads its rules need (the virtual
+     * account, or the transfer, locked) and the rules themselves. `settled` is the outcome stored
+     * with the event; `act`, when there is one, is the posting to make once the event is stored, and
+     * may correct the outcome (a deposit the ledger already holds is "already credited").
+     */
+    interface Plan {
+      readonly settled: Applied
+      readonly act?: Effect.Effect<Applied>
+    }
+
+    const settled = (applied: Applied): Plan => ({ settled: applied })
+
+    const planCredit = Effect.fnUntraced(function* (
       event: Extract<DecodedWebhook, { kind: "virtualaccount.credit" }>
-    ): Effect.fn.Return<Applied> {
+    ): Effect.fn.Return<Plan> {
       const account = yield* virtualAccounts.find(creditAccountNumber(event.payload))
       const decision = decideCredit(event.payload, account)
-      if (decision._tag === "Reject") return { outcome: "rejected", reason: decision.reason }
-      if (decision._tag === "Unmatched") return { outcome: "unmatched", reason: decision.reason }
+      if (decision._tag === "Reject") return settled({ outcome: "rejected", reason: decision.reason })
+      if (decision._tag === "Unmatched") return settled({ outcome: "unmatched", reason: decision.reason })
       const { userId, currency, amount } = decision.action
-      const transaction = yield* built(Movements.deposit({ reference: event.reference, userId, currency, amount }))
-      const posted = yield* postCredit(transaction)
-      if (!posted.created) return { outcome: "processed", reason: "already credited" }
-      // In this unit of work, so the user hears of exactly the credits that commit; one statement
-      // (a row per active device), and the answer never waits on a push: the worker sends it.
-      yield* outbox.enqueue(
-        depositNotification({ reference: event.reference, payload: event.payload, userId, currency, amount })
-      )
-      return { outcome: "processed", reason: null }
+      const processed: Applied = { outcome: "processed", reason: null }
+      return {
+        settled: processed,
+        act: Effect.gen(function* () {
+          const transaction = yield* built(Movements.deposit({ reference: event.reference, userId, currency, amount }))
+          const posted = yield* postCredit(transaction)
+          if (!posted.created) return { outcome: "processed", reason: "already credited" } satisfies Applied
+          // In this unit of work, so the user hears of exactly the credits that commit; one statement
+          // (a row per active device), and the answer never waits on a push: the worker sends it.
+          yield* outbox.enqueue(
+            depositNotification({ reference: event.reference, payload: event.payload, userId, currency, amount })
+          )
+          return processed
+        })
+      }
     })
 
-    const applyTransfer = Effect.fnUntraced(function* (
+    const planTransfer = Effect.fnUntraced(function* (
       event: Extract<DecodedWebhook, { kind: "transfer.success" | "transfer.failed" }>
-    ): Effect.fn.Return<Applied> {
+    ): Effect.fn.Return<Plan> {
       const transfer = yield* transfers.findForUpdate(event.reference)
       const decision = decideTransfer(event.kind, event.payload, transfer)
-      if (decision._tag === "Reject") return { outcome: "rejected", reason: decision.reason }
-      if (decision._tag === "Unmatched") return { outcome: "unmatched", reason: decision.reason }
+      if (decision._tag === "Reject") return settled({ outcome: "rejected", reason: decision.reason })
+      if (decision._tag === "Unmatched") return settled({ outcome: "unmatched", reason: decision.reason })
       const action = decision.action
       const { reference, userId, currency, amount } = action.transfer
+      const processed: Applied = { outcome: "processed", reason: null }
       switch (action._tag) {
         case "AlreadyFinal":
-          return { outcome: "processed", reason: `transfer already ${action.transfer.status}` }
+          return settled({ outcome: "processed", reason: `transfer already ${action.transfer.status}` })
         case "Settle":
-          yield* postCredit(yield* built(Movements.settle({ reference, currency, amount })))
-          yield* transfers.finish(reference, "SETTLED", yield* now)
-          return { outcome: "processed", reason: null }
+          return {
+            settled: processed,
+            act: Effect.gen(function* () {
+              yield* postCredit(yield* built(Movements.settle({ reference, currency, amount })))
+              yield* transfers.finish(reference, "SETTLED", yield* now)
+              return processed
+            })
+          }
         case "Return":
-          yield* postCredit(yield* built(Movements.returnHold({ reference, userId, currency, amount })))
-          yield* transfers.finish(reference, "FAILED", yield* now)
-          return { outcome: "processed", reason: null }
+          return {
+            settled: processed,
+            act: Effect.gen(function* () {
+              yield* postCredit(yield* built(Movements.returnHold({ reference, userId, currency, amount })))
+              yield* transfers.finish(reference, "FAILED", yield* now)
+              return processed
+            })
+          }
       }
     })
 
-    const apply = (event: DecodedWebhook): Effect.Effect<Applied> => {
+    const plan = (event: DecodedWebhook): Effect.Effect<Plan> => {
       switch (event.kind) {
         case "ignored":
-          return Effect.succeed({ outcome: "ignored", reason: `no event flag set (event ${event.payload.event})` })
+          return Effect.succeed(
+            settled({ outcome: "ignored", reason: `no event flag set (event ${event.payload.event})` })
+          )
         case "virtualaccount.credit":
-          return applyCredit(event)
+          return planCredit(event)
         case "transfer.success":
         case "transfer.failed":
-          return applyTransfer(event)
+          return planTransfer(event)
       }
     }
+
+    /** Plans and acts at once: for a replay, whose event is stored already. */
+    const apply = (event: DecodedWebhook): Effect.Effect<Applied> =>
+      Effect.flatMap(plan(event), (planned) => planned.act ?? Effect.succeed(planned.settled))
 
     // Run inside the delivery's unit of work.
     const storeAndApply = Effect.fnUntraced(function* (
       event: DecodedWebhook,
       incoming: NewWebhookEvent
     ): Effect.fn.Return<Received> {
-      const stored = yield* inbox.store(incoming)
+      // Decided first and stored with its outcome: one statement fewer than storing it as received
+      // and marking it afterwards (issue 16). For a redelivery the reads were for nothing, which is
+      // rare; its transfer, when it names one, stays locked to the end of the unit, as before.
+      const planned = yield* plan(event)
+      const processedAt = yield* now
+      const stored = yield* inbox.store(incoming, { ...planned.settled, processedAt })
       const base = { eventId: stored.event.id, kind: event.kind, reference: event.reference }
       if (stored._tag === "Stored") {
-        const applied = yield* apply(event)
-        yield* inbox.markOutcome(stored.event.id, applied.outcome, applied.reason, yield* now)
+        if (planned.act === undefined) return { result: { ...base, ...planned.settled }, conflict: null }
+        const applied = yield* planned.act
+        if (applied.outcome !== planned.settled.outcome || applied.reason !== planned.settled.reason) {
+          yield* inbox.markOutcome(stored.event.id, applied.outcome, applied.reason, processedAt)
+        }
         return { result: { ...base, ...applied }, conflict: null }
       }
       // The stored body decoded when it was stored; if it no longer does, agreement cannot be

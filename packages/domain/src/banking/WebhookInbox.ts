@@ -2,6 +2,13 @@ import { Context, type Effect, type Option } from "effect"
 import type { ListingPosition } from "./ListingCursor.ts"
 import type { EventKind, NewWebhookEvent, Outcome, WebhookEvent } from "./Model.ts"
 
+/** A final outcome of a stored event, with why and when. */
+export interface SettledOutcome {
+  readonly outcome: Exclude<Outcome, "received" | "conflict">
+  readonly reason: string | null
+  readonly processedAt: Date
+}
+
 export type StoreResult =
   | { readonly _tag: "Stored"; readonly event: WebhookEvent }
   /** An event with the same kind and reference was stored before; nothing was written. */
@@ -20,10 +27,11 @@ export class WebhookInbox extends Context.Service<
   WebhookInbox,
   {
     /**
-     * Stores the event with outcome `received`, or reports the one already stored under its key
-     * (never a `conflict` event).
+     * Stores the event with the outcome its caller decided (in the same unit of work, so nothing
+     * else ever sees it before its outcome), or reports the one already stored under its key (never
+     * a `conflict` event), writing nothing.
      */
-    store(event: NewWebhookEvent): Effect.Effect<StoreResult>
+    store(event: NewWebhookEvent, outcome: SettledOutcome): Effect.Effect<StoreResult>
     /** Stores a redelivery that disagrees with the event of its key, final as `conflict`. */
     storeConflict(event: NewWebhookEvent, reason: string, processedAt: Date): Effect.Effect<WebhookEvent>
     find(id: string): Effect.Effect<Option.Option<WebhookEvent>>

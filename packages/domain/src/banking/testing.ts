@@ -62,7 +62,7 @@ export const layerMemoryWebhookInbox = Layer.effect(
       db.atomically(Effect.sync(() => Option.map(Option.fromUndefinedOr(events.get(id)), (row) => row.event)))
 
     return WebhookInbox.of({
-      store: (input) =>
+      store: (input, settled) =>
         db.atomically(
           Effect.sync(() => {
             const existing = byKey.get(`${input.kind}:${input.reference}`)
@@ -71,9 +71,9 @@ export const layerMemoryWebhookInbox = Layer.effect(
             const event: WebhookEvent = {
               id: uuidFrom(sequence),
               ...input,
-              outcome: "received",
-              reason: null,
-              processedAt: null
+              outcome: settled.outcome,
+              reason: settled.reason,
+              processedAt: settled.processedAt
             }
             events.set(event.id, { event, sequence })
             byKey.set(`${input.kind}:${input.reference}`, event.id)

@@ -8,9 +8,9 @@ import {
   type WebhookEventsService,
   WebhookInbox
 } from "@payments-gaming/domain/banking"
-import { Account, Ledger, type UnitOfWork } from "@payments-gaming/domain/ledger"
+import { Account, Ledger, Movements, type UnitOfWork } from "@payments-gaming/domain/ledger"
 import { Money } from "@payments-gaming/domain/money"
-import { BigDecimal, Effect, Option } from "effect"
+import { BigDecimal, Effect, Option, Result } from "effect"
 import { bytes, credit, type Json, transferEvent, unique } from "./fixtures.ts"
 import { listingContract } from "./listingContract.ts"
 
@@ -88,6 +88,24 @@ export const bankingContract = (it: It) => {
         balances: [{ currency: "NGN", available: "4950.50" }]
       })
       assert.deepStrictEqual(yield* storedOutcome(result.eventId), ["processed", null])
+    })
+  )
+
+  it.effect("a credit whose posting the ledger already holds is stored as processed, already credited", () =>
+    Effect.gen(function* () {
+      const { userId, accountNumber } = yield* linkedUser
+      const reference = unique("VA")
+      // The ledger has this deposit (its key) but the inbox has no event for it: the event is
+      // decided and stored as processed, and the posting's answer corrects its reason.
+      const ledger = yield* Ledger
+      yield* ledger.post(
+        Result.getOrThrow(Movements.deposit({ reference, userId, currency: "NGN", amount: dec("4950.50") }))
+      )
+      const result = yield* receive(credit({ reference, accountNumber }))
+      assert.deepStrictEqual([result.outcome, result.reason], ["processed", "already credited"])
+      assert.deepStrictEqual(yield* storedOutcome(result.eventId), ["processed", "already credited"])
+      assert.strictEqual(yield* cash(userId), "4950.50")
+      assert.deepStrictEqual(yield* ledger.reconcile, [])
     })
   )
 

@@ -34,17 +34,19 @@ const storeWindow = (specs: ReadonlyArray<{ kind: EventKind; at: number; outcome
     for (const spec of specs) {
       const reference = unique("list")
       const receivedAt = new Date(base + spec.at)
-      const result = yield* inbox.store({
-        kind: spec.kind,
-        reference,
-        dedupKey: `${spec.kind}:${reference}`,
-        rawBody: bytes({ reference }),
-        signature: "sig",
-        receivedAt
-      })
       // Not "processed": that would claim a posting the ledger does not have.
       const outcome = spec.outcome ?? "ignored"
-      yield* inbox.markOutcome(result.event.id, outcome, null, receivedAt)
+      const result = yield* inbox.store(
+        {
+          kind: spec.kind,
+          reference,
+          dedupKey: `${spec.kind}:${reference}`,
+          rawBody: bytes({ reference }),
+          signature: "sig",
+          receivedAt
+        },
+        { outcome, reason: null, processedAt: receivedAt }
+      )
       stored.push({ id: result.event.id, receivedAt, kind: spec.kind, outcome })
     }
     const to = base + Math.max(...specs.map((spec) => spec.at))
