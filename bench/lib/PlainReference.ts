@@ -246,42 +246,44 @@ export async function startPlain(port: number, http: Http) {
     const minor = toMinor(String(data.settled_amount))
     const kind = "virtualaccount.credit"
     await run(
-      // BankingService.receive: store, find the account, post, mark the outcome; one transaction.
+      // BankingService.receive: find the account and decide, store the event with its outcome, post
+      // and notify when it was new, correct the outcome only for a deposit already credited; one
+      // transaction.
       sql.withTransaction(
         Effect.gen(function* () {
+          const [account] = yield* sql<{
+            user_id: string
+            currency: string
+          }>`SELECT * FROM virtual_accounts WHERE account_number = ${accountNumber}`
+          const matched = account !== undefined && account.currency === data.currency && minor > 0n
+          const outcome = matched ? "processed" : "unmatched"
+          const reason = matched ? null : `no virtual account ${accountNumber}`
           const [event] = yield* sql<{ id: string }>`INSERT INTO webhook_events
-              (kind, reference, dedup_key, raw_body, signature, received_at)
-            VALUES (${kind}, ${reference}, ${`${kind}:${reference}`}, ${new Uint8Array(raw)}, ${given ?? ""}, ${receivedAt})
+              (kind, reference, dedup_key, raw_body, signature, received_at, outcome, reason, processed_at)
+            VALUES (${kind}, ${reference}, ${`${kind}:${reference}`}, ${new Uint8Array(raw)}, ${given ?? ""},
+              ${receivedAt}, ${outcome}, ${reason}, ${new Date()})
             ON CONFLICT (kind, reference) WHERE outcome <> 'conflict' DO NOTHING
-            RETURNING *`
+            RETURNING id`
           if (event === undefined) {
             yield* sql`SELECT * FROM webhook_events
               WHERE kind = ${kind} AND reference = ${reference} AND outcome <> 'conflict'`
             return
           }
-          const [account] = yield* sql<{
-            user_id: string
-            currency: string
-          }>`SELECT * FROM virtual_accounts WHERE account_number = ${accountNumber}`
-          let outcome = "unmatched"
-          let reason: string | null = `no virtual account ${accountNumber}`
-          if (account !== undefined && account.currency === data.currency && minor > 0n) {
-            const currency = account.currency
-            const created = yield* post(
-              `${kind}:${reference}`,
-              "deposit",
-              { id: `system:provider-settlement:${currency}`, unit: currency },
-              { id: `user:${account.user_id}:cash:${currency}`, unit: currency },
-              account.user_id,
-              minor
-            )
-            outcome = "processed"
-            reason = created ? null : "already credited"
-            // The credit's notification (NotificationOutboxPostgres.enqueue): a row per active device.
-            if (created) yield* enqueue(`${kind}:${reference}`, account.user_id, "DEPOSIT_RECEIVED")
+          if (!matched) return
+          const currency = account.currency
+          const created = yield* post(
+            `${kind}:${reference}`,
+            "deposit",
+            { id: `system:provider-settlement:${currency}`, unit: currency },
+            { id: `user:${account.user_id}:cash:${currency}`, unit: currency },
+            account.user_id,
+            minor
+          )
+          // The credit's notification (NotificationOutboxPostgres.enqueue): a row per active device.
+          if (created) yield* enqueue(`${kind}:${reference}`, account.user_id, "DEPOSIT_RECEIVED")
+          else {
+            yield* sql`UPDATE webhook_events SET reason = 'already credited' WHERE id = ${event.id}::uuid`
           }
-          yield* sql`UPDATE webhook_events SET outcome = ${outcome}, reason = ${reason}, processed_at = ${new Date()}
-            WHERE id = ${event.id}::uuid`
         })
       )
     )

@@ -53,6 +53,17 @@ const uuidFrom = (prefix: string, sequence: number) =>
 
 const iso = (millis: number) => new Date(millis).toISOString()
 
+/** A row sent back to the queue by an operator: due now, its attempts and claim forgotten. */
+const requeue = (row: MemoryOutboxRow, at: number): MemoryOutboxRow => ({
+  ...row,
+  status: "pending",
+  attempts: 0,
+  nextAttemptAt: at,
+  claimedUntil: null,
+  claimId: null,
+  updatedAt: at
+})
+
 const viewOf = (row: MemoryOutboxRow): NotificationView => ({
   id: row.id,
   eventKey: row.eventKey,
@@ -271,15 +282,7 @@ export const layerMemoryOutbox: Layer.Layer<NotificationOutbox | NotificationsMe
               const at = yield* now
               const row = table.get(id)
               if (row === undefined || row.status !== status) return Option.none()
-              const requeued: MemoryOutboxRow = {
-                ...row,
-                status: "pending",
-                attempts: 0,
-                nextAttemptAt: at,
-                claimedUntil: null,
-                claimId: null,
-                updatedAt: at
-              }
+              const requeued = requeue(row, at)
               replace(requeued)
               return Option.some(viewOf(requeued))
             })
@@ -292,15 +295,7 @@ export const layerMemoryOutbox: Layer.Layer<NotificationOutbox | NotificationsMe
               for (const row of [...table.values()].sort((a, b) => a.sequence - b.sequence)) {
                 if (row.status !== status) continue
                 ids.push(row.id)
-                replace({
-                  ...row,
-                  status: "pending",
-                  attempts: 0,
-                  nextAttemptAt: at,
-                  claimedUntil: null,
-                  claimId: null,
-                  updatedAt: at
-                })
+                replace(requeue(row, at))
               }
               return ids
             })
