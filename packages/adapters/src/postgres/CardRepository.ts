@@ -12,7 +12,7 @@ import {
   maskFromStored
 } from "@payments-gaming/domain/cards"
 import { Effect, Layer, Option, Schema } from "effect"
-import { SqlClient, SqlSchema } from "effect/sql"
+import { SqlClient, SqlError, SqlSchema } from "effect/sql"
 import { rowSchema } from "./RowSchema.ts"
 
 /**
@@ -58,9 +58,21 @@ export const make = Effect.gen(function* () {
   const columns = sql.literal(`id, cardholder_name AS "cardholderName", brand, first_digits AS "firstDigits", last4,
     expiry_month AS "expiryMonth", expiry_year AS "expiryYear", created_at AS "createdAt"`)
 
+  /**
+   * The whole insert in one statement, so in one implicit transaction: no BEGIN or COMMIT round trip
+   * (issue 16). The first part locks the user's holder row (creating it on first use, as
+   * `SELECT … FOR UPDATE` would) and counts the card about to be added; it returns no row when the
+   * user is at the limit, and then the card is not inserted either. The guarantees are those of the
+   * transaction it replaced: the holder row lock serialises one user's changes, and the limit is
+   * checked on the latest committed `active_cards` (an upsert re-reads the row it waited for).
+   *
+   * A duplicate is refused by the partial unique index itself, as a unique violation: that error
+   * aborts the whole statement, so the count it had already raised is rolled back with it.
+   */
   const insertCard = SqlSchema.findOneOption({
     Request: Schema.Struct({
       userId: Schema.String,
+      maxActiveCards: Schema.Number,
       brand: Schema.String,
       firstDigits: Schema.String,
       last4: Schema.String,
@@ -71,14 +83,19 @@ export const make = Effect.gen(function* () {
       createdAt: Schema.DateTimeUtcFromDate
     }),
     Result: CardRow,
-    // No row back when the user already has an active card with this fingerprint: the partial unique
-    // index answers the duplicate check, and DO NOTHING keeps the transaction usable (no error).
-    execute: (card) => sql`INSERT INTO cards (user_id, brand, first_digits, last4, fingerprint, cardholder_name,
-              expiry_month, expiry_year, created_at)
-            VALUES (${card.userId}, ${card.brand}, ${card.firstDigits}, ${card.last4}, ${card.fingerprint},
-              ${card.cardholderName}, ${card.expiryMonth}, ${card.expiryYear}, ${card.createdAt})
-            ON CONFLICT (user_id, fingerprint) WHERE deleted_at IS NULL DO NOTHING
-            RETURNING ${columns}`
+    execute: (card) => sql`WITH slot AS (
+          INSERT INTO card_holders (user_id, active_cards)
+          SELECT ${card.userId}, 1 WHERE ${card.maxActiveCards} >= 1
+          ON CONFLICT (user_id) DO UPDATE SET active_cards = card_holders.active_cards + 1
+            WHERE card_holders.active_cards < ${card.maxActiveCards}
+          RETURNING user_id
+        )
+        INSERT INTO cards (user_id, brand, first_digits, last4, fingerprint, cardholder_name,
+          expiry_month, expiry_year, created_at)
+        SELECT slot.user_id, ${card.brand}, ${card.firstDigits}, ${card.last4}, ${card.fingerprint},
+          ${card.cardholderName}, ${card.expiryMonth}, ${card.expiryYear}, ${card.createdAt}
+        FROM slot
+        RETURNING ${columns}`
   })
 
   const activeCardsOf = SqlSchema.findAll({
@@ -92,45 +109,31 @@ export const make = Effect.gen(function* () {
         ORDER BY created_at, id LIMIT ${limit} OFFSET ${offset}`
   })
 
-  /**
-   * Locks the user's holder row (creating it on first use) and counts the card about to be added, in
-   * one statement: an upsert locks the row it inserts or updates as `SELECT … FOR UPDATE` would, and
-   * sees the latest committed `active_cards`. No row comes back when the user is at the limit (the
-   * row is locked all the same). A first card inserts the row with its count already at 1, if the
-   * limit allows one card. The increment is undone with the transaction when the card is refused.
-   */
-  const claimSlot = (userId: UserId, maxActiveCards: number) =>
-    sql<{ readonly activeCards: number }>`INSERT INTO card_holders (user_id, active_cards)
-      SELECT ${userId}, 1 WHERE ${maxActiveCards} >= 1
-      ON CONFLICT (user_id) DO UPDATE SET active_cards = card_holders.active_cards + 1
-        WHERE card_holders.active_cards < ${maxActiveCards}
-      RETURNING active_cards AS "activeCards"`
-
   const hasActive = (userId: UserId, fingerprint: string) =>
     Effect.map(
       sql`SELECT 1 FROM cards WHERE user_id = ${userId} AND fingerprint = ${fingerprint} AND deleted_at IS NULL`,
       (rows) => rows.length > 0
     )
 
-  // Four statements when the card is added (BEGIN, the slot, the card, COMMIT) where there were seven
-  // (the holder row created if missing, then locked and counted, a duplicate lookup, the card, the
-  // increment): each statement is a round trip and a socket write (issue 16). The guarantees are the same ones: the holder row lock serialises one user's
-  // changes, the unique index refuses a duplicate, and a refused card rolls its increment back.
+  /** The unique violation of `cards_user_fingerprint_active`: the user has this card already. */
+  const isDuplicate = (error: SqlError.SqlError) =>
+    error.reason._tag === "UniqueViolation" && error.reason.constraint === "cards_user_fingerprint_active"
+
+  // One statement when the card is added, where a transaction took four (BEGIN, the slot, the card,
+  // COMMIT): each statement is a round trip and a socket write (issue 16). At the limit a second
+  // one asks whether the card is a duplicate all the same, since a duplicate is reported as one
+  // whatever the count.
   const insert = Effect.fnUntraced(
     function* (userId: UserId, card: CardToStore, options: { readonly maxActiveCards: number }) {
-      return yield* sql.withTransaction(
-        Effect.gen(function* () {
-          const slot = yield* claimSlot(userId, options.maxActiveCards)
-          if (slot.length === 0) {
-            // At the limit a duplicate is still reported as one, as it is below the limit.
-            if (yield* hasActive(userId, card.fingerprint)) return yield* new DuplicateCard()
-            return yield* new CardLimitReached({ limit: options.maxActiveCards })
-          }
-          const created = yield* insertCard({ ...card, userId })
-          if (Option.isNone(created)) return yield* new DuplicateCard()
-          return created.value
-        })
+      const created = yield* insertCard({ ...card, userId, maxActiveCards: options.maxActiveCards }).pipe(
+        Effect.catchIf(
+          (error): error is SqlError.SqlError => SqlError.isSqlError(error) && isDuplicate(error),
+          () => Effect.fail(new DuplicateCard())
+        )
       )
+      if (Option.isSome(created)) return created.value
+      if (yield* hasActive(userId, card.fingerprint)) return yield* new DuplicateCard()
+      return yield* new CardLimitReached({ limit: options.maxActiveCards })
     },
     Effect.catchTags({ SqlError: Effect.die, SchemaError: Effect.die })
   )
