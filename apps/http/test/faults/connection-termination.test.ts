@@ -95,13 +95,17 @@ CreditStream.faultTest(
         kills.every((kill) => kill.killed > 0),
         `every kill found connections: ${JSON.stringify(kills)}`
       )
-      // Transactions lost their connection mid-way and were run again (the server says so, at
-      // INFO), and a retried one was acknowledged: without the retry it would have been a 503.
+      // Units of work lost their connection mid-way and were run again (the server says so, at
+      // INFO), and a retried one was acknowledged: without the retry it would have been a 503. A
+      // credit is an idempotent unit (one statement, no transaction); a wallet read is neither.
       const retried = new Set(
         server
           .stdout()
           .split("\n")
-          .filter((line) => line.includes("running the transaction again"))
+          .filter(
+            (line) =>
+              line.includes("running the transaction again") || line.includes("running the idempotent unit again")
+          )
           .map((line) => JSON.parse(line).annotations?.requestId as string)
       )
       assert.isAbove(retried.size, 0, `no transaction was retried; kills: ${JSON.stringify(kills)}`)

@@ -10,6 +10,7 @@ import {
 import { COIN, Money, Unit } from "@payments-gaming/domain/money"
 import { Effect, Layer, Option, Result, Schema } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"
+import { type Move, netByAccount, recordParts } from "./LedgerWrites.ts"
 import { rowSchema } from "./RowSchema.ts"
 
 /** One posting of a stored transaction (`ledger_postings`), with its transaction's key and kind and its account's owner. */
@@ -37,24 +38,6 @@ const BalanceRow = Schema.Struct({ unit: Unit, balance: Schema.BigInt })
 
 /** One account's balance, maintained or summed. */
 const AccountBalanceRow = Schema.Struct({ balance: Schema.BigInt })
-
-interface Move {
-  readonly account: Account.Account
-  readonly delta: bigint
-}
-
-/** Net change per account, in ascending account id: the order every poster locks user rows in. */
-const netByAccount = (transaction: LedgerTransaction.LedgerTransaction): ReadonlyArray<Move> => {
-  const net = new Map<string, Move>()
-  for (const posting of transaction.postings) {
-    const before = net.get(posting.account.id)?.delta ?? 0n
-    net.set(posting.account.id, {
-      account: posting.account,
-      delta: before + LedgerTransaction.postingMinorUnits(posting)
-    })
-  }
-  return [...net.values()].sort((a, b) => (a.account.id < b.account.id ? -1 : a.account.id > b.account.id ? 1 : 0))
-}
 
 /**
  * The ledger on PostgreSQL. It never opens a connection of its own: every statement runs on the
@@ -139,77 +122,11 @@ export const layer = Layer.effect(
         })
       })
 
-    /**
-     * One statement that records the transaction: its key row, the account rows it lacks, its
-     * postings (in the transaction's order), and, with `creditUsers`, every user account's balance
-     * change (an upsert, so in VALUES order, which is account id order). Each part is written only
-     * when the key row was created; the statement returns that row's id, or nothing for a key
-     * posted before. Without `creditUsers` a missing user row starts at 0 and its balance is left to
-     * the caller's conditional updates.
-     *
-     * Every user account row is locked (the upsert's update, a no-op without `creditUsers`) before
-     * any posting is inserted: the postings read the upsert's result, so PostgreSQL cannot insert
-     * them, and draw their ids, first. Per user account, posting ids then follow commit order (the
-     * lock is held to COMMIT), which the wallet statement relies on to show running balances that
-     * really were (docs/architecture.md, "The wallet statement").
-     */
     const record = (
       transaction: LedgerTransaction.LedgerTransaction,
       moves: ReadonlyArray<Move>,
       creditUsers: boolean
-    ) => {
-      const system = moves.filter((move) => !Account.isUserAccount(move.account))
-      const users = moves.filter((move) => Account.isUserAccount(move.account))
-      const parts = [
-        sql`tx AS (
-          INSERT INTO ledger_transactions (idempotency_key, kind) VALUES (${transaction.key}, ${transaction.kind})
-          ON CONFLICT (idempotency_key) DO NOTHING
-          RETURNING id
-        )`
-      ]
-      if (system.length > 0) {
-        parts.push(sql`system_accounts AS (
-          INSERT INTO ledger_accounts (id, unit, owner_user_id, non_negative, balance)
-          SELECT v.id, v.unit, NULL, false, NULL
-          FROM (VALUES ${sql.csv(system.map(({ account }) => sql`(${account.id}, ${account.unit})`))}) AS v (id, unit)
-          WHERE EXISTS (SELECT 1 FROM tx)
-          ON CONFLICT (id) DO NOTHING
-        )`)
-      }
-      if (users.length > 0) {
-        const rows = sql.csv(
-          users.map(
-            ({ account, delta }) =>
-              sql`(${account.id}, ${account.unit}, ${account.userId}, ${creditUsers ? delta : 0n}::bigint)`
-          )
-        )
-        const onConflict = creditUsers
-          ? sql`DO UPDATE SET balance = ledger_accounts.balance + excluded.balance, updated_at = now()`
-          : sql`DO UPDATE SET balance = ledger_accounts.balance`
-        parts.push(sql`user_accounts AS (
-          INSERT INTO ledger_accounts (id, unit, owner_user_id, non_negative, balance)
-          SELECT v.id, v.unit, v.owner_user_id, true, v.balance
-          FROM (VALUES ${rows}) AS v (id, unit, owner_user_id, balance)
-          WHERE EXISTS (SELECT 1 FROM tx)
-          ON CONFLICT (id) ${onConflict}
-          RETURNING id
-        )`)
-      }
-      const postings = sql.csv(
-        transaction.postings.map(
-          (posting, position) =>
-            sql`(${position}::int, ${posting.account.id}, ${posting.account.unit}, ${LedgerTransaction.postingMinorUnits(posting)}::bigint)`
-        )
-      )
-      parts.push(sql`postings AS (
-        INSERT INTO ledger_postings (transaction_id, account_id, unit, amount_minor)
-        SELECT tx.id, v.account_id, v.unit, v.amount_minor
-        FROM tx CROSS JOIN (VALUES ${postings}) AS v (position, account_id, unit, amount_minor)
-        ${users.length > 0 ? sql`WHERE (SELECT count(*) FROM user_accounts) >= 0` : sql``}
-        ORDER BY v.position
-      )`)
-      return sql<{ id: bigint }>`WITH ${sql.csv(parts)} SELECT id FROM tx`
-    }
+    ) => sql<{ id: bigint }>`WITH ${sql.csv(recordParts(sql, transaction, moves, creditUsers))} SELECT id FROM tx`
 
     const existing = (key: string) =>
       Effect.map(load(key), (stored) => ({ transaction: Option.getOrThrow(stored), created: false }))

@@ -24,6 +24,10 @@ import { lostConnectionIn } from "./DatabaseUnavailable.ts"
  * idempotency key keeps it from being credited twice. Only the outermost unit retries: a nested
  * one shares the outer connection, which is dead, so its failure goes up to the outer unit, which
  * runs the whole transaction again.
+ *
+ * `idempotent` units (a webhook credit: its event, posting and notification are one statement) run
+ * without a transaction, so there is no COMMIT to lose: whatever the lost statement did, the unit
+ * is run once more, and a write that did commit comes back as a duplicate of itself.
  */
 const RETRY_PAUSE = "100 millis"
 
@@ -57,10 +61,26 @@ export const layer = Layer.effect(
         )
       })
 
+    // No transaction to lose: the unit is run again on any lost connection, committed or not, which
+    // its idempotence (UnitOfWork.idempotent) makes safe. Inside a transaction, that one retries.
+    const idempotent = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+      Effect.catchCause(effect, (cause) =>
+        !Cause.hasInterrupts(cause) && lostConnectionIn(cause)
+          ? Effect.logInfo("Database connection lost; running the idempotent unit again").pipe(
+              Effect.andThen(Effect.sleep(RETRY_PAUSE)),
+              Effect.andThen(effect)
+            )
+          : Effect.failCause(cause)
+      )
+
     return UnitOfWork.of({
       transaction: (effect) =>
         Effect.flatMap(Effect.serviceOption(sql.transactionService), (open) =>
           open._tag === "Some" ? run(effect) : outermost(effect)
+        ),
+      idempotent: (effect) =>
+        Effect.flatMap(Effect.serviceOption(sql.transactionService), (open) =>
+          open._tag === "Some" ? effect : idempotent(effect)
         )
     })
   })

@@ -11,6 +11,7 @@ import {
 import { TokenType } from "@payments-gaming/domain/push"
 import { Duration, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"
+import { outboxRows } from "./OutboxWrites.ts"
 import { rowSchema } from "./RowSchema.ts"
 
 const ViewColumns = Schema.Struct({
@@ -110,13 +111,7 @@ export const layer: Layer.Layer<NotificationOutbox, never, SqlClient.SqlClient> 
     // On the credit's path (issue 16): one plain statement, no schema work. The user's active
     // devices are read inside the credit's transaction, and (event, device) makes it idempotent.
     const enqueue = (event: OutboxEvent) =>
-      sql<{
-        readonly id: string
-      }>`INSERT INTO notification_outbox (event_key, device_id, user_id, template_code, title, body)
-          SELECT ${event.eventKey}, d.id, d.user_id, ${event.content.templateCode}, ${event.content.title}, ${event.content.body}
-          FROM user_devices d WHERE d.user_id = ${event.userId} AND d.active
-          ON CONFLICT (event_key, device_id) DO NOTHING
-          RETURNING id`.pipe(
+      sql<{ readonly id: string }>`${outboxRows(sql, event)} RETURNING id`.pipe(
         Effect.map((rows) => rows.length),
         Effect.orDie
       )

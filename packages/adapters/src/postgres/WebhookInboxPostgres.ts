@@ -8,8 +8,11 @@ import {
   type WebhookEventHeader,
   WebhookInbox
 } from "@payments-gaming/domain/banking"
+import type { NotifiedPosting } from "@payments-gaming/domain/notifications"
 import { Effect, Layer, Option, Schema } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"
+import { creditParts } from "./LedgerWrites.ts"
+import { outboxRows } from "./OutboxWrites.ts"
 import { rowSchema } from "./RowSchema.ts"
 
 const HeaderColumns = Schema.Struct({
@@ -90,13 +93,35 @@ export const layer = Layer.effect(
     // is a `NewWebhookEvent` the domain built, whose fields encode to themselves (a request encoding
     // checked six fields and copied them for nothing), and the one column returned is the uuid
     // PostgreSQL just generated. The rarer statements below keep their schemas.
-    const insert = (event: NewWebhookEvent, settled: SettledOutcome) =>
-      sql<InsertedId>`INSERT INTO webhook_events
+    const insertEvent = (event: NewWebhookEvent, settled: SettledOutcome) =>
+      sql`INSERT INTO webhook_events
             (kind, reference, dedup_key, raw_body, signature, received_at, outcome, reason, processed_at)
           VALUES (${event.kind}, ${event.reference}, ${event.dedupKey}, ${event.rawBody}, ${event.signature},
             ${event.receivedAt}, ${settled.outcome}, ${settled.reason}, ${settled.processedAt})
           ON CONFLICT (kind, reference) WHERE outcome <> 'conflict' DO NOTHING
           RETURNING id`
+
+    const insert = (event: NewWebhookEvent, settled: SettledOutcome) =>
+      sql<InsertedId & { readonly posted: boolean }>`${insertEvent(event, settled)}, false AS posted`
+
+    /**
+     * The event, its posting and the posting's notification in one statement, atomic on its own: the
+     * posting is gated on the event row being new (a duplicate writes nothing), the notification on
+     * the posting's key row being new (a deposit the ledger held already is not announced again).
+     * The concurrency argument is the single INSERT's: of concurrent deliveries of one event exactly
+     * one inserts it, the others wait on the unique index and insert nothing, posting included.
+     */
+    const insertWithPosting = (event: NewWebhookEvent, settled: SettledOutcome, posting: NotifiedPosting) => {
+      const parts = [
+        sql`event AS (${insertEvent(event, settled)})`,
+        ...creditParts(sql, posting.transaction, sql`EXISTS (SELECT 1 FROM event)`)
+      ]
+      if (posting.notification !== undefined) {
+        parts.push(sql`notified AS (${outboxRows(sql, posting.notification, sql`EXISTS (SELECT 1 FROM tx)`)})`)
+      }
+      return sql<InsertedId & { readonly posted: boolean }>`WITH ${sql.csv(parts)}
+        SELECT id, EXISTS (SELECT 1 FROM tx) AS posted FROM event`
+    }
 
     const findLive = SqlSchema.findOneOption({
       Request: Schema.Struct({ kind: EventKind, reference: Schema.String }),
@@ -164,8 +189,14 @@ export const layer = Layer.effect(
 
     // Everything but the id is what was just written (and the column defaults), so the raw body is
     // not sent back.
-    const store = Effect.fnUntraced(function* (event: NewWebhookEvent, settled: SettledOutcome) {
-      const [inserted] = yield* insert(event, settled)
+    const store = Effect.fnUntraced(function* (
+      event: NewWebhookEvent,
+      settled: SettledOutcome,
+      posting?: NotifiedPosting
+    ) {
+      const [inserted] = yield* posting === undefined
+        ? insert(event, settled)
+        : insertWithPosting(event, settled, posting)
       if (inserted !== undefined) {
         const created: WebhookEvent = {
           id: inserted.id,
@@ -179,7 +210,7 @@ export const layer = Layer.effect(
           reason: settled.reason,
           processedAt: settled.processedAt
         }
-        return { _tag: "Stored" as const, event: created }
+        return { _tag: "Stored" as const, event: created, posted: inserted.posted }
       }
       const existing = yield* findLive(event)
       return { _tag: "Duplicate" as const, event: Option.getOrThrow(existing) }

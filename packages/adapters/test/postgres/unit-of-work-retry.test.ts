@@ -164,4 +164,50 @@ describe.runIf(inject("databaseMode") === "postgres")("UnitOfWork on a connectio
       })
     )
   )
+
+  it.live("an idempotent unit whose statement's connection is killed is run again, without a transaction", () =>
+    withUnitOfWork((killer, uow) =>
+      Effect.gen(function* () {
+        let attempts = 0
+        yield* uow.idempotent(
+          Effect.gen(function* () {
+            const attempt = ++attempts
+            yield* record(attempt)
+            if (attempt !== 1) return
+            // The sleeping statement runs on some pooled connection: find it by its text.
+            yield* Effect.forkChild(
+              Effect.delay(
+                Effect.orDie(killer`SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+                  WHERE query = 'SELECT pg_sleep(2)' AND pid <> pg_backend_pid()`),
+                "200 millis"
+              )
+            )
+            yield* Effect.orDie(Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe("SELECT pg_sleep(2)")))
+          })
+        )
+        assert.strictEqual(attempts, 2)
+        // No transaction: the first run's write stayed, which is why only idempotent work may run so.
+        assert.deepStrictEqual(yield* Effect.orDie(committed), [1, 2])
+      })
+    )
+  )
+
+  it.live("an idempotent unit is not run again for a failure that is not a lost connection", () =>
+    withUnitOfWork((_, uow) =>
+      Effect.gen(function* () {
+        let attempts = 0
+        const exit = yield* Effect.exit(
+          uow.idempotent(
+            Effect.suspend(() => {
+              attempts++
+              return record(null)
+            })
+          )
+        )
+        assert.strictEqual(attempts, 1)
+        assert.isTrue(Exit.isFailure(exit))
+        assert.isFalse(killedDefect(exit))
+      })
+    )
+  )
 })

@@ -11,6 +11,7 @@ import {
 import { isCurrency, Money } from "../money/index.ts"
 import { depositNotification } from "../notifications/Hooks.ts"
 import { NotificationOutbox } from "../notifications/NotificationOutbox.ts"
+import type { NotifiedPosting } from "../notifications/NotifiedPosting.ts"
 import { DeadLetters } from "./DeadLetters.ts"
 import {
   InvalidAmount,
@@ -147,13 +148,25 @@ function makeBankingService() {
     /**
      * What an event will do, decided before it is stored: the reads its rules need (the virtual
      * account, or the transfer, locked) and the rules themselves. `settled` is the outcome stored
-     * with the event; `act`, when there is one, is the posting to make once the event is stored, and
-     * may correct the outcome (a deposit the ledger already holds is "already credited").
+     * with the event. A deposit's `posting` is written with the event, atomically (see
+     * `WebhookInbox.store`); a transfer's `act` is the work to do once the event is stored. Either
+     * may correct the outcome: a deposit the ledger already holds is "already credited".
      */
     interface Plan {
       readonly settled: Applied
+      readonly posting?: NotifiedPosting
       readonly act?: Effect.Effect<Applied>
     }
+
+    const alreadyCredited: Applied = { outcome: "processed", reason: "already credited" }
+
+    /** A deposit's posting and notification for an event stored already (a replay), in its unit of work. */
+    const postNotified = Effect.fnUntraced(function* ({ transaction, notification }: NotifiedPosting) {
+      const posted = yield* postCredit(transaction)
+      if (!posted.created) return alreadyCredited
+      if (notification !== undefined) yield* outbox.enqueue(notification)
+      return { outcome: "processed", reason: null } satisfies Applied
+    })
 
     const settled = (applied: Applied): Plan => ({ settled: applied })
 
@@ -165,20 +178,20 @@ function makeBankingService() {
       if (decision._tag === "Reject") return settled({ outcome: "rejected", reason: decision.reason })
       if (decision._tag === "Unmatched") return settled({ outcome: "unmatched", reason: decision.reason })
       const { userId, currency, amount } = decision.action
-      const processed: Applied = { outcome: "processed", reason: null }
       return {
-        settled: processed,
-        act: Effect.gen(function* () {
-          const transaction = yield* built(Movements.deposit({ reference: event.reference, userId, currency, amount }))
-          const posted = yield* postCredit(transaction)
-          if (!posted.created) return { outcome: "processed", reason: "already credited" } satisfies Applied
-          // In this unit of work, so the user hears of exactly the credits that commit; one statement
-          // (a row per active device), and the answer never waits on a push: the worker sends it.
-          yield* outbox.enqueue(
-            depositNotification({ reference: event.reference, payload: event.payload, userId, currency, amount })
-          )
-          return processed
-        })
+        settled: { outcome: "processed", reason: null },
+        // Committed with the event, so the user hears of exactly the credits that commit (a row
+        // per active device), and the answer never waits on a push: the worker sends it.
+        posting: {
+          transaction: yield* built(Movements.deposit({ reference: event.reference, userId, currency, amount })),
+          notification: depositNotification({
+            reference: event.reference,
+            payload: event.payload,
+            userId,
+            currency,
+            amount
+          })
+        }
       }
     })
 
@@ -232,9 +245,11 @@ function makeBankingService() {
 
     /** Plans and acts at once: for a replay, whose event is stored already. */
     const apply = (event: DecodedWebhook): Effect.Effect<Applied> =>
-      Effect.flatMap(plan(event), (planned) => planned.act ?? Effect.succeed(planned.settled))
+      Effect.flatMap(plan(event), (planned) =>
+        planned.posting !== undefined ? postNotified(planned.posting) : (planned.act ?? Effect.succeed(planned.settled))
+      )
 
-    // Run inside the delivery's unit of work.
+    // Run inside the delivery's unit of work, when it needs one (see `receive`).
     const storeAndApply = Effect.fnUntraced(function* (
       event: DecodedWebhook,
       incoming: NewWebhookEvent
@@ -244,9 +259,14 @@ function makeBankingService() {
       // rare; its transfer, when it names one, stays locked to the end of the unit, as before.
       const planned = yield* plan(event)
       const processedAt = yield* now
-      const stored = yield* inbox.store(incoming, { ...planned.settled, processedAt })
+      const stored = yield* inbox.store(incoming, { ...planned.settled, processedAt }, planned.posting)
       const base = { eventId: stored.event.id, kind: event.kind, reference: event.reference }
       if (stored._tag === "Stored") {
+        if (planned.posting !== undefined && !stored.posted) {
+          // The ledger held this deposit before its event was stored; the event says so.
+          yield* inbox.markOutcome(stored.event.id, alreadyCredited.outcome, alreadyCredited.reason, processedAt)
+          return { result: { ...base, ...alreadyCredited }, conflict: null }
+        }
         if (planned.act === undefined) return { result: { ...base, ...planned.settled }, conflict: null }
         const applied = yield* planned.act
         if (applied.outcome !== planned.settled.outcome || applied.reason !== planned.settled.reason) {
@@ -290,16 +310,23 @@ function makeBankingService() {
         return yield* new MalformedWebhook({ message, issues, deadLetterId: letter.id })
       }
       const event = read.success
-      const outcome = yield* unitOfWork.transaction(
-        storeAndApply(event, {
-          kind: event.kind,
-          reference: event.reference,
-          dedupKey: event.dedupKey,
-          rawBody: input.rawBody,
-          signature: input.signature,
-          receivedAt: input.receivedAt
-        })
-      )
+      const delivery = storeAndApply(event, {
+        kind: event.kind,
+        reference: event.reference,
+        dedupKey: event.dedupKey,
+        rawBody: input.rawBody,
+        signature: input.signature,
+        receivedAt: input.receivedAt
+      })
+      // A transfer's event is decided with its transfer row locked, to the end of a transaction. A
+      // credit needs none (issue 16): its one read, the virtual account, is a link that never
+      // changes once made, and its writes are one atomic store, keyed by the event's dedup key (an
+      // event with no flag set only stores itself). Run again after a lost connection, a stored
+      // delivery comes back as a duplicate of itself; only a conflicting redelivery's row could be
+      // kept twice, which is harmless (conflicts are kept for operators, and apply nothing).
+      const outcome = yield* event.kind === "transfer.success" || event.kind === "transfer.failed"
+        ? unitOfWork.transaction(delivery)
+        : unitOfWork.idempotent(delivery)
       // After the commit, so a rolled-back delivery is neither logged nor counted as a conflict.
       if (outcome.conflict !== null) {
         const { storedEventId, storedAmount, differences } = outcome.conflict

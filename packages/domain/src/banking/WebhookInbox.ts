@@ -1,4 +1,5 @@
 import { Context, type Effect, type Option } from "effect"
+import type { NotifiedPosting } from "../notifications/NotifiedPosting.ts"
 import type { ListingPosition } from "./ListingCursor.ts"
 import type { EventKind, NewWebhookEvent, Outcome, WebhookEvent } from "./Model.ts"
 
@@ -10,7 +11,8 @@ export interface SettledOutcome {
 }
 
 export type StoreResult =
-  | { readonly _tag: "Stored"; readonly event: WebhookEvent }
+  /** `posted`: the event's posting was given and its ledger transaction is new. */
+  | { readonly _tag: "Stored"; readonly event: WebhookEvent; readonly posted: boolean }
   /** An event with the same kind and reference was stored before; nothing was written. */
   | { readonly _tag: "Duplicate"; readonly event: WebhookEvent }
 
@@ -27,11 +29,13 @@ export class WebhookInbox extends Context.Service<
   WebhookInbox,
   {
     /**
-     * Stores the event with the outcome its caller decided (in the same unit of work, so nothing
-     * else ever sees it before its outcome), or reports the one already stored under its key (never
-     * a `conflict` event), writing nothing.
+     * Stores the event with the outcome its caller decided (so nothing else ever sees it before its
+     * outcome), or reports the one already stored under its key (never a `conflict` event), writing
+     * nothing. With a `posting` (a deposit's credit), the event, the posting and its notification
+     * are written atomically, on their own or inside the caller's unit of work: the posting only
+     * when the event is new, the notification only when the posting is.
      */
-    store(event: NewWebhookEvent, outcome: SettledOutcome): Effect.Effect<StoreResult>
+    store(event: NewWebhookEvent, outcome: SettledOutcome, posting?: NotifiedPosting): Effect.Effect<StoreResult>
     /** Stores a redelivery that disagrees with the event of its key, final as `conflict`. */
     storeConflict(event: NewWebhookEvent, reason: string, processedAt: Date): Effect.Effect<WebhookEvent>
     find(id: string): Effect.Effect<Option.Option<WebhookEvent>>

@@ -1,5 +1,7 @@
 import { Effect, Layer, Option } from "effect"
+import { Ledger } from "../ledger/Ledger.ts"
 import { layerMemory as layerMemoryLedger, MemoryDatabase } from "../ledger/testing.ts"
+import { NotificationOutbox } from "../notifications/NotificationOutbox.ts"
 import { layerMemoryOutbox } from "../notifications/testing.ts"
 import { BankingService } from "./BankingService.ts"
 import { DeadLetters } from "./DeadLetters.ts"
@@ -54,6 +56,8 @@ export const layerMemoryWebhookInbox = Layer.effect(
   WebhookInbox,
   Effect.gen(function* () {
     const db = yield* MemoryDatabase
+    const ledger = yield* Ledger
+    const outbox = yield* NotificationOutbox
     const events = db.table<EventRow>("banking.webhook_events")
     const byKey = db.table<string>("banking.webhook_events.dedup")
     let sequence = 0
@@ -62,9 +66,10 @@ export const layerMemoryWebhookInbox = Layer.effect(
       db.atomically(Effect.sync(() => Option.map(Option.fromUndefinedOr(events.get(id)), (row) => row.event)))
 
     return WebhookInbox.of({
-      store: (input, settled) =>
-        db.atomically(
-          Effect.sync(() => {
+      // The event, its posting and its notification in one memory transaction, as PostgreSQL's one statement.
+      store: (input, settled, posting) =>
+        db.transaction(
+          Effect.gen(function* () {
             const existing = byKey.get(`${input.kind}:${input.reference}`)
             if (existing !== undefined) return { _tag: "Duplicate" as const, event: events.get(existing)!.event }
             sequence += 1
@@ -77,7 +82,10 @@ export const layerMemoryWebhookInbox = Layer.effect(
             }
             events.set(event.id, { event, sequence })
             byKey.set(`${input.kind}:${input.reference}`, event.id)
-            return { _tag: "Stored" as const, event }
+            if (posting === undefined) return { _tag: "Stored" as const, event, posted: false }
+            const posted = yield* ledger.post(posting.transaction).pipe(Effect.orDie)
+            if (posted.created && posting.notification !== undefined) yield* outbox.enqueue(posting.notification)
+            return { _tag: "Stored" as const, event, posted: posted.created }
           })
         ),
       storeConflict: (input, reason, processedAt) =>
@@ -211,7 +219,7 @@ export const layerVerifierAccepting = (validSignature: string) =>
     })
   )
 
-/** Every banking repository in memory, sharing the ledger's `MemoryDatabase`. */
+/** Every banking repository in memory, sharing the ledger's `MemoryDatabase`; the inbox posts through `Ledger` and `NotificationOutbox`. */
 export const layerMemoryRepositories = Layer.mergeAll(
   layerMemoryWebhookInbox,
   layerMemoryDeadLetters,
@@ -224,6 +232,7 @@ export const layerMemoryRepositories = Layer.mergeAll(
  * notification outbox (with its devices) exposed for assertions.
  */
 export const layerMemory = Layer.merge(BankingService.layer, WebhookEventsService.layer).pipe(
-  Layer.provideMerge(Layer.merge(layerMemoryRepositories, layerMemoryOutbox)),
+  Layer.provideMerge(layerMemoryRepositories),
+  Layer.provideMerge(layerMemoryOutbox),
   Layer.provideMerge(layerMemoryLedger)
 )

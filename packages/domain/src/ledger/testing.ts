@@ -84,7 +84,10 @@ export const layerMemoryDatabase = Layer.effect(MemoryDatabase, makeMemoryDataba
 
 export const layerMemoryUnitOfWork = Layer.effect(
   UnitOfWork,
-  Effect.map(Effect.service(MemoryDatabase), (db) => UnitOfWork.of({ transaction: (effect) => db.transaction(effect) }))
+  Effect.map(Effect.service(MemoryDatabase), (db) =>
+    // Memory never loses a connection: an idempotent unit is just run.
+    UnitOfWork.of({ transaction: (effect) => db.transaction(effect), idempotent: (effect) => effect })
+  )
 )
 
 interface AccountRow {
