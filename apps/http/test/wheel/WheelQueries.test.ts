@@ -93,7 +93,8 @@ describe("spin-and-win SQL per request", () => {
         yield* service.view(user("spinner"))
         const { statements } = yield* statementsOf(service.spin(user("spinner")))
         assert.isFalse(statements.some((text) => text.includes("FROM wheels") || text.includes("round_seeds")))
-        const inserts = statements.filter((text) => text.startsWith("INSERT INTO spins"))
+        // The spin's INSERT, on its own or heading the statement that also posts its prize.
+        const inserts = statements.filter((text) => text.includes("INSERT INTO spins"))
         assert.strictEqual(inserts.length, 1)
         assert.include(inserts[0], "ON CONFLICT DO NOTHING")
         const again = yield* Effect.exit(service.spin(user("spinner")))
@@ -102,31 +103,30 @@ describe("spin-and-win SQL per request", () => {
       }).pipe(withTestClock)
     )
 
-    it.effect("a spin sends one statement more than before client seeds (the claim), a refused spin none", () =>
+    it.effect("a spin is the claim, one write (with its prize and notification) and the balance read", () =>
       Effect.gen(function* () {
         yield* TestClock.setTime(Date.parse("2026-05-01T12:00:00Z"))
         const service = yield* SpinAndWinService
         yield* service.view(user("counted"))
-        // The prize's notification (issue 18's outbox write, in the same transaction) is counted by
-        // that feature's tests; this one counts the wheel's own statements.
         const shape = (statements: ReadonlyArray<string>) =>
-          statements
-            .filter((text) => !text.includes("notification_outbox"))
-            .map((text) => text.split(" (")[0]!.split(" WHERE")[0]!.slice(0, 40))
-        // Before issue 17 a spin sent INSERT INTO spins, the ledger posting (a prize) and the balance
-        // read, between BEGIN and COMMIT: three statements. Now the claim of the client seed comes first.
+          statements.map((text) => text.split(" (")[0]!.split(" WHERE")[0]!.slice(0, 40))
+        // Between BEGIN and COMMIT: the claim of the client seed (issue 17), then one write. A prize
+        // is posted and announced in the spin's own INSERT statement (issue 16); before, the posting
+        // and the outbox row were two statements more. The balance is read after the commit.
         const { result, statements } = yield* statementsOf(service.spin(user("counted")))
-        const expected = [
-          "INSERT INTO wheel_client_seeds AS s",
-          "INSERT INTO spins",
-          ...(result.segment.value === 0 ? [] : ["WITH tx AS"]),
-          "SELECT unit, balance FROM ledger_account"
-        ]
+        const write = result.segment.value === 0 ? "INSERT INTO spins" : "WITH recorded AS"
+        const expected = ["INSERT INTO wheel_client_seeds AS s", write, "SELECT unit, balance FROM ledger_account"]
         assert.deepStrictEqual(shape(statements), expected, statements.join("\n"))
         assert.include(statements[0], "ON CONFLICT (user_id) DO UPDATE SET next_nonce = s.next_nonce + 1")
-        // A second spin in the round: the claim and the refused insert, then a rollback.
-        const refused = yield* statementsOf(Effect.exit(service.spin(user("counted"))))
-        assert.deepStrictEqual(shape(refused.statements), ["INSERT INTO wheel_client_seeds AS s", "INSERT INTO spins"])
+        if (result.segment.value !== 0) {
+          assert.include(statements[1], "INSERT INTO ledger_transactions")
+          assert.include(statements[1], "INSERT INTO notification_outbox")
+        }
+        // A second spin in the round: the claim and the refused write, then a rollback.
+        const refused = shape((yield* statementsOf(Effect.exit(service.spin(user("counted"))))).statements)
+        assert.strictEqual(refused.length, 2, refused.join("\n"))
+        assert.strictEqual(refused[0], "INSERT INTO wheel_client_seeds AS s")
+        assert.oneOf(refused[1], ["INSERT INTO spins", "WITH recorded AS"])
         // ...which gave the nonce back.
         assert.strictEqual((yield* service.clientSeed(user("counted"))).nonce, 1)
       }).pipe(withTestClock)

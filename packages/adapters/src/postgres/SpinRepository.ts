@@ -1,4 +1,5 @@
 import { UserId } from "@payments-gaming/domain/auth"
+import type { NotifiedPosting } from "@payments-gaming/domain/notifications"
 import {
   AlreadySpun,
   ClientSeed,
@@ -13,6 +14,8 @@ import {
 } from "@payments-gaming/domain/wheel"
 import { DateTime, Effect, Layer, Schema, SchemaTransformation } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"
+import { creditParts } from "./LedgerWrites.ts"
+import { outboxRows } from "./OutboxWrites.ts"
 import { rowSchema } from "./RowSchema.ts"
 
 const NumberFromBigInt = Schema.BigInt.pipe(
@@ -83,15 +86,32 @@ export const make = Effect.gen(function* () {
   // retry that raced the first request with its key, which the service then finds by the key and
   // replays. A conflicting insert waits for the other transaction as a unique violation would, and
   // inserts after all if that one rolls back.
-  const record = Effect.fnUntraced(
-    function* (spin: Spin) {
-      const inserted = yield* sql`INSERT INTO spins (id, user_id, round, wheel_version, client_seed, nonce, draw_value,
+  const insertSpin = (spin: Spin) =>
+    sql`INSERT INTO spins (id, user_id, round, wheel_version, client_seed, nonce, draw_value,
           segment_id, prize_type, prize_value, idempotency_key, created_at)
         VALUES (${spin.spinId}, ${spin.userId}, ${spin.round}, ${spin.wheelVersion}, ${spin.clientSeed}, ${spin.nonce},
           ${spin.drawValue}, ${spin.segmentId}, ${spin.prize.type}, ${spin.prize.value}, ${spin.idempotencyKey},
           ${DateTime.toDateUtc(spin.createdAt)})
         ON CONFLICT DO NOTHING
         RETURNING id`
+
+  // With a prize, one statement writes the spin, the prize's posting and its notification: each
+  // part after the spin is gated on the spin row being new, so a spin refused as AlreadySpun posts
+  // nothing (issue 16: two statements fewer per winning spin).
+  const insertWithPrize = (spin: Spin, prize: NotifiedPosting) => {
+    const parts = [
+      sql`recorded AS (${insertSpin(spin)})`,
+      ...creditParts(sql, prize.transaction, sql`EXISTS (SELECT 1 FROM recorded)`)
+    ]
+    if (prize.notification !== undefined) {
+      parts.push(sql`notified AS (${outboxRows(sql, prize.notification, sql`EXISTS (SELECT 1 FROM tx)`)})`)
+    }
+    return sql`WITH ${sql.csv(parts)} SELECT id FROM recorded`
+  }
+
+  const record = Effect.fnUntraced(
+    function* (spin: Spin, prize?: NotifiedPosting) {
+      const inserted = yield* prize === undefined ? insertSpin(spin) : insertWithPrize(spin, prize)
       if (inserted.length === 0) return yield* new AlreadySpun({ round: spin.round })
     },
     Effect.catchTag("SqlError", Effect.die)

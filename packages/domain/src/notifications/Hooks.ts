@@ -1,10 +1,9 @@
-import { BigDecimal, Effect, Option } from "effect"
+import { BigDecimal } from "effect"
 import type { UserId } from "../auth/Model.ts"
 import type { CreditPayload } from "../banking/WebhookPayload.ts"
 import { depositKey } from "../ledger/LedgerKeys.ts"
 import type { Currency } from "../money/index.ts"
 import type { OutboxEvent } from "./Model.ts"
-import type { NotificationOutbox } from "./NotificationOutbox.ts"
 import { depositReceived, type PrizeWon, prizeWon, senderName } from "./Templates.ts"
 
 /**
@@ -35,26 +34,22 @@ export const prizeNotification = (options: {
 }): OutboxEvent => ({ eventKey: options.key, userId: options.userId, content: prizeWon(options.prize) })
 
 /**
- * Writes a spin prize's notification into the outbox, inside the spin's unit of work, when the
- * prize was posted just now (`created`); a prize of nothing is not announced. The wheel is built by
- * other services without an outbox, so `outbox` is optional: none means no notifications rather
- * than a wheel that cannot be built.
+ * The notification of a spin's prize, to commit with the spin and its posting (`NotifiedPosting`);
+ * a prize of nothing is not announced.
  */
-export const notifyPrize = (
-  outbox: Option.Option<NotificationOutbox["Service"]>,
-  created: boolean,
+export const spinPrizeNotification = (
   spin: {
     readonly spinId: string
     readonly userId: UserId
     readonly prize: { readonly type: "cash" | "coin"; readonly value: number }
   },
   currency: Currency
-): Effect.Effect<void> => {
-  if (!created || Option.isNone(outbox) || spin.prize.value <= 0) return Effect.void
+): OutboxEvent | undefined => {
+  if (spin.prize.value <= 0) return undefined
   const value = BigInt(spin.prize.value)
   const prize: PrizeWon =
     spin.prize.type === "coin"
       ? { type: "coin", coins: value }
       : { type: "cash", currency, amount: BigDecimal.fromBigInt(value) }
-  return Effect.asVoid(outbox.value.enqueue(prizeNotification({ key: spin.spinId, userId: spin.userId, prize })))
+  return prizeNotification({ key: spin.spinId, userId: spin.userId, prize })
 }

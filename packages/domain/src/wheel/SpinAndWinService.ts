@@ -2,7 +2,7 @@ import { BigDecimal, Context, DateTime, Effect, Layer, Option, Redacted, Result 
 import { Hex } from "effect/encoding"
 import type { UserId } from "../auth/Model.ts"
 import { Ledger, Movements, UnitOfWork } from "../ledger/index.ts"
-import { NotificationOutbox, notifyPrize } from "../notifications/index.ts"
+import { NotificationOutbox, type NotifiedPosting, spinPrizeNotification } from "../notifications/index.ts"
 import { type ClientSeed, defaultClientSeed } from "./ClientSeed.ts"
 import { ClientSeeds } from "./ClientSeeds.ts"
 import { defaultWheel, isDefaultWheel } from "./DefaultWheel.ts"
@@ -89,8 +89,9 @@ export class SpinAndWinService extends Context.Service<
       const settings = yield* WheelSettings
       const ledger = yield* Ledger
       const unitOfWork = yield* UnitOfWork
-      // Optional, so wheels built without an outbox (other services, tests) still build.
-      const outbox = yield* Effect.serviceOption(NotificationOutbox)
+      // Optional, so wheels built without an outbox (other services, tests) still build; they
+      // announce no prizes.
+      const notifies = Option.isSome(yield* Effect.serviceOption(NotificationOutbox))
 
       // The migration seeds the default wheel in NGN. While nobody has edited it, it follows
       // DEFAULT_CURRENCY: an untouched default in another currency is re-issued (labels and cash
@@ -177,8 +178,9 @@ export class SpinAndWinService extends Context.Service<
           return outcome
         })
 
-      const credit = (spin: Spin, wheel: Wheel) => {
-        if (spin.prize.value === 0) return Effect.void
+      /** The spin's prize as a posting with its notification, recorded with the spin; none for a prize of 0. */
+      const prizeOf = (spin: Spin, wheel: Wheel): Effect.Effect<NotifiedPosting | undefined> => {
+        if (spin.prize.value === 0) return Effect.undefined
         const built =
           spin.prize.type === "coin"
             ? Movements.coinPrize({ key: spin.spinId, userId: spin.userId, coins: BigInt(spin.prize.value) })
@@ -193,10 +195,10 @@ export class SpinAndWinService extends Context.Service<
         return Result.match(built, {
           onFailure: Effect.die,
           onSuccess: (transaction) =>
-            Effect.orDie(ledger.post(transaction)).pipe(
-              // In the spin's unit of work: the prize's notification commits with it, once per spin.
-              Effect.tap((posted) => notifyPrize(outbox, posted.created, spin, wheel.currency))
-            )
+            Effect.succeed({
+              transaction,
+              notification: notifies ? spinPrizeNotification(spin, wheel.currency) : undefined
+            })
         })
       }
 
@@ -238,8 +240,8 @@ export class SpinAndWinService extends Context.Service<
                 },
                 { disableChecks: true }
               )
-              yield* spins.record(spin)
-              yield* credit(spin, wheel)
+              // One write: the spin, its prize's posting and the prize's notification (issue 16).
+              yield* spins.record(spin, yield* prizeOf(spin, wheel))
               return { spin, segment }
             })
           )

@@ -1,9 +1,11 @@
 import { DateTime, Effect, Layer, Option } from "effect"
 import { Digest, Mac, SecureRandom } from "effect/crypto"
 import type { UserId } from "../auth/Model.ts"
-import type { Ledger, UnitOfWork } from "../ledger/index.ts"
+import { Ledger, type UnitOfWork } from "../ledger/index.ts"
 import { layerMemory as layerMemoryLedger, MemoryDatabase } from "../ledger/testing.ts"
 import type { Currency } from "../money/index.ts"
+import { NotificationOutbox } from "../notifications/NotificationOutbox.ts"
+import type { NotifiedPosting } from "../notifications/NotifiedPosting.ts"
 import { utf8Bytes } from "../push/Utf8.ts"
 import { ClientSeeds } from "./ClientSeeds.ts"
 import { defaultWheel } from "./DefaultWheel.ts"
@@ -67,14 +69,27 @@ export const layerMemoryWheelRepository = (
     })
   )
 
-/** An in-memory `SpinRepository` with the SQL one's two uniqueness rules, inside the shared transactions. */
-export const layerMemorySpinRepository: Layer.Layer<SpinRepository, never, MemoryDatabase> = Layer.effect(
+/**
+ * An in-memory `SpinRepository` with the SQL one's two uniqueness rules, inside the shared
+ * transactions; a prize is posted through `Ledger` and announced through the outbox, when there is
+ * one, in the same memory transaction.
+ */
+export const layerMemorySpinRepository: Layer.Layer<SpinRepository, never, MemoryDatabase | Ledger> = Layer.effect(
   SpinRepository,
   Effect.gen(function* () {
     const db = yield* MemoryDatabase
+    const ledger = yield* Ledger
+    const outbox = yield* Effect.serviceOption(NotificationOutbox)
     const rows = db.table<Spin>("wheel.spins")
 
-    const record = (spin: Spin) =>
+    const post = (prize: NotifiedPosting) =>
+      Effect.flatMap(Effect.orDie(ledger.post(prize.transaction)), (posted) =>
+        posted.created && prize.notification !== undefined && Option.isSome(outbox)
+          ? Effect.asVoid(outbox.value.enqueue(prize.notification))
+          : Effect.void
+      )
+
+    const insert = (spin: Spin) =>
       db.atomically(
         Effect.suspend(() => {
           for (const other of rows.values()) {
@@ -89,6 +104,9 @@ export const layerMemorySpinRepository: Layer.Layer<SpinRepository, never, Memor
           return Effect.void
         })
       )
+
+    const record = (spin: Spin, prize?: NotifiedPosting) =>
+      prize === undefined ? insert(spin) : db.transaction(Effect.andThen(insert(spin), post(prize)))
 
     const findByIdempotencyKey = (userId: UserId, key: IdempotencyKey) =>
       db.atomically(

@@ -14,7 +14,7 @@ import { SeedCrypto } from "../../src/wheel/SeedCrypto.ts"
 import type { IdempotencyKey } from "../../src/wheel/Spin.ts"
 import { SpinAndWinService } from "../../src/wheel/SpinAndWinService.ts"
 import { SpinRepository } from "../../src/wheel/SpinRepository.ts"
-import { layerMemory, layerMemoryPorts } from "../../src/wheel/testing.ts"
+import { layerMemory, layerMemoryPorts, layerMemorySpinRepository } from "../../src/wheel/testing.ts"
 import { WheelRepository } from "../../src/wheel/WheelRepository.ts"
 import { concurrentSpins } from "../support/wheelFixtures.ts"
 
@@ -195,7 +195,7 @@ describe("SpinAndWinService.spin", () => {
     }).pipe(Effect.provide(Memory))
   )
 
-  it.effect("records nothing when the prize cannot be credited (one unit of work)", () =>
+  it.effect("records nothing when the prize cannot be posted (one write with the spin)", () =>
     Effect.gen(function* () {
       yield* atNoon
       const { userId } = yield* playerLandingOn("2026-05-01", (s) => s.type === "coin")
@@ -206,13 +206,19 @@ describe("SpinAndWinService.spin", () => {
     }).pipe(
       Effect.provide(
         SpinAndWinService.layer.pipe(
+          // The store posts the prize with the spin (SpinRepository.record): give it a ledger that
+          // fails. Fresh, or the ports' own instance, on the real ledger, would be shared.
           Layer.provide(
-            Layer.effect(
-              Ledger,
-              Effect.gen(function* () {
-                const real = yield* Ledger
-                return Ledger.of({ ...real, post: () => Effect.die(new Error("ledger unavailable")) })
-              })
+            Layer.fresh(layerMemorySpinRepository).pipe(
+              Layer.provide(
+                Layer.effect(
+                  Ledger,
+                  Effect.gen(function* () {
+                    const real = yield* Ledger
+                    return Ledger.of({ ...real, post: () => Effect.die(new Error("ledger unavailable")) })
+                  })
+                )
+              )
             )
           ),
           Layer.provideMerge(layerMemoryPorts({ random: { roundSeed: ROUND_SEED } }))
