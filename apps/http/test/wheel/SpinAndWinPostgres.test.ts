@@ -1,4 +1,4 @@
-import { createHash, createHmac } from "node:crypto"
+import { createHash, createHmac, randomUUID } from "node:crypto"
 import { assert, describe, layer } from "@effect/vitest"
 import * as CryptoWheelRandom from "@payments-gaming/adapters/wheel/CryptoWheelRandom"
 import type { UserId } from "@payments-gaming/domain/auth"
@@ -17,7 +17,9 @@ import {
   RoundSeeds,
   SeedCrypto,
   type Segment,
+  Spin,
   SpinAndWinService,
+  type SpinId,
   SpinRepository,
   segmentAt,
   WheelDefinition,
@@ -192,39 +194,81 @@ describe("spin-and-win on PostgreSQL", () => {
       }).pipe(withTestClock)
     )
 
-    it.effect("client seeds: set, claimed per spin inside its transaction, restarted by a new seed", () =>
+    it.effect("client seeds: taken by each recorded spin, never by a stale or refused one; set restarts them", () =>
       Effect.gen(function* () {
         const seeds = yield* ClientSeeds
+        const spins = yield* SpinRepository
+        const service = yield* serviceAtNoon
         const sql = yield* SqlClient.SqlClient
         const who = user("seed-owner")
         const seed = (value: string) => value as ClientSeed
         assert.isTrue(Option.isNone(yield* seeds.current(who)))
-        // A first claim stores the fallback and hands out nonce 0; each claim one more.
-        assert.deepStrictEqual(yield* seeds.claim(who, seed("fallback")), { clientSeed: "fallback", nonce: 0 })
-        assert.deepStrictEqual(yield* seeds.claim(who, seed("ignored")), { clientSeed: "fallback", nonce: 1 })
-        assert.deepStrictEqual(yield* seeds.current(who), Option.some({ clientSeed: seed("fallback"), nonce: 2 }))
-        // A claim in a transaction that rolls back is given back.
-        const rolledBack = yield* Effect.exit(
-          sql.withTransaction(Effect.andThen(seeds.claim(who, seed("x")), Effect.fail("spin refused")))
-        )
-        assert.isTrue(rolledBack._tag === "Failure")
-        assert.deepStrictEqual(yield* seeds.current(who), Option.some({ clientSeed: seed("fallback"), nonce: 2 }))
-        // The same seed keeps the count, a new one restarts it.
-        assert.deepStrictEqual(yield* seeds.set(who, seed("fallback")), { clientSeed: "fallback", nonce: 2 })
-        assert.deepStrictEqual(yield* seeds.set(who, seed("mine ~ 1")), { clientSeed: "mine ~ 1", nonce: 0 })
-        // Concurrent claims each get a nonce of their own.
-        const nonces = yield* Effect.forEach(Array.from({ length: 10 }), () => seeds.claim(who, seed("x")), {
-          concurrency: "unbounded"
+        // A first spin stores the default seed and takes nonce 0.
+        const first = yield* service.spin(who)
+        assert.strictEqual(first.nonce, 0)
+        const taken = Option.some({ clientSeed: seed(first.clientSeed!), nonce: 1 })
+        assert.deepStrictEqual(yield* seeds.current(who), taken)
+        // A second spin in the round is refused, and its statement gives the nonce back.
+        const refused = yield* Effect.flip(service.spin(who))
+        assert.strictEqual(refused._tag, "AlreadySpun")
+        assert.deepStrictEqual(yield* seeds.current(who), taken)
+        // A spin drawn with a nonce or a seed that is not the player's next one writes nothing.
+        const [recorded] = yield* spins.listRound(ROUND as RoundId, { limit: 1, offset: 0 }, who)
+        const tomorrow = { ...recorded!, round: "2026-05-02" as RoundId, idempotencyKey: null }
+        for (const stale of [
+          { ...tomorrow, nonce: 0 },
+          { ...tomorrow, nonce: 1, clientSeed: seed("not mine") }
+        ]) {
+          const spin = new Spin({ ...stale, spinId: randomUUID() as SpinId })
+          assert.deepStrictEqual(yield* spins.record(spin), { _tag: "Stale" })
+          const [row] = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM spins WHERE id = ${spin.spinId}`
+          assert.strictEqual(row?.n, 0)
+        }
+        assert.deepStrictEqual(yield* seeds.current(who), taken)
+        // The next round's spin takes nonce 1.
+        yield* TestClock.adjust("1 day")
+        assert.strictEqual((yield* service.spin(who)).nonce, 1)
+        // The same seed keeps the count, a new one restarts it, and the next spin draws with it.
+        assert.deepStrictEqual(yield* seeds.set(who, seed(first.clientSeed!)), {
+          clientSeed: first.clientSeed,
+          nonce: 2
         })
-        assert.deepStrictEqual(
-          nonces.map((state) => state.nonce).sort((a, b) => a - b),
-          [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]
-        )
+        assert.deepStrictEqual(yield* seeds.set(who, seed("mine ~ 1")), { clientSeed: "mine ~ 1", nonce: 0 })
+        yield* TestClock.adjust("1 day")
+        const third = yield* service.spin(who)
+        assert.deepStrictEqual([third.clientSeed, third.nonce], ["mine ~ 1", 0])
         // The table refuses what ClientSeed refuses, whoever writes.
         const badInsert = yield* Effect.exit(
           sql`INSERT INTO wheel_client_seeds (user_id, client_seed, next_nonce) VALUES ('other', 'naïve', 0)`
         )
         assert.strictEqual(badInsert._tag, "Failure")
+      }).pipe(withTestClock)
+    )
+
+    it.effect("a spin racing its player's seed change draws with the seed it records, whichever lands first", () =>
+      Effect.gen(function* () {
+        const seeds = yield* ClientSeeds
+        const service = yield* serviceAtNoon
+        for (let day = 0; day < 8; day++) {
+          const who = user(`racing-seed-${day}`)
+          const [outcome] = yield* Effect.all([service.spin(who), seeds.set(who, `day ${day}` as ClientSeed)], {
+            concurrency: "unbounded"
+          })
+          const now = Option.getOrThrow(yield* seeds.current(who))
+          // Either the seed was set first and the spin took its nonce 0, or the spin took the
+          // default seed's nonce 0 and the new seed then started again at 0.
+          if (outcome.clientSeed === `day ${day}`) assert.deepStrictEqual(now, { clientSeed: `day ${day}`, nonce: 1 })
+          else assert.deepStrictEqual([outcome.nonce, now], [0, { clientSeed: `day ${day}`, nonce: 0 }])
+          // The recorded draw is the one its seed and nonce give (provable fairness holds).
+          const crypto = yield* SeedCrypto
+          const value = yield* ProvablyFair.drawValue(
+            crypto,
+            ROUND_SEED,
+            { clientSeed: outcome.clientSeed!, userId: who, nonce: outcome.nonce },
+            100
+          )
+          assert.strictEqual(value, outcome.drawValue)
+        }
       }).pipe(withTestClock)
     )
 

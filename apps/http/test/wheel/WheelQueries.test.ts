@@ -2,6 +2,8 @@ import { assert, describe, layer } from "@effect/vitest"
 import type { UserId } from "@payments-gaming/domain/auth"
 import { WheelTesting } from "@payments-gaming/domain/testing"
 import {
+  type ClientSeed,
+  ClientSeeds,
   defaultWheel,
   type IdempotencyKey,
   type RoundId,
@@ -34,20 +36,22 @@ const statementsOf = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
       const text = span.attributes.get("db.query.text")
       return span.kind === "client" && typeof text === "string" ? [text.replace(/\s+/g, " ").trim()] : []
     })
-    return { result, statements }
+    // BEGIN and COMMIT are sent without a statement span; a transaction has a span of its own.
+    const transactions = spans.filter((span) => span.name === "sql.transaction").length
+    return { result, statements, transactions }
   })
 
 /** A fresh TestClock per test: the database layer's pool timers stay on the live clock. */
 const withTestClock = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.provide(effect, TestClock.layer())
 
-const spinOf = (userId: string, round: string, idempotencyKey: string | null) =>
+const spinOf = (userId: string, round: string, idempotencyKey: string | null, nonce: number) =>
   new Spin({
     spinId: crypto.randomUUID() as SpinId,
     userId: user(userId),
     round: round as RoundId,
     wheelVersion: 1,
-    clientSeed: null,
-    nonce: 0,
+    clientSeed: "a seed" as ClientSeed,
+    nonce,
     drawValue: 0,
     segmentId: FIRST_SEGMENT.id,
     prize: { type: FIRST_SEGMENT.type, value: FIRST_SEGMENT.value },
@@ -86,82 +90,84 @@ describe("spin-and-win SQL per request", () => {
       }).pipe(withTestClock)
     )
 
-    it.effect("a spin reads neither the wheel nor the seed again, and inserts its row without a savepoint", () =>
+    it.effect("a spin reads neither the wheel nor the seed again, and inserts its row in one statement", () =>
       Effect.gen(function* () {
         yield* TestClock.setTime(Date.parse("2026-05-01T12:00:00Z"))
         const service = yield* SpinAndWinService
         yield* service.view(user("spinner"))
         const { statements } = yield* statementsOf(service.spin(user("spinner")))
         assert.isFalse(statements.some((text) => text.includes("FROM wheels") || text.includes("round_seeds")))
-        // The spin's INSERT, on its own or heading the statement that also posts its prize.
+        // The spin's INSERT, in the statement that takes its nonce and posts its prize.
         const inserts = statements.filter((text) => text.includes("INSERT INTO spins"))
         assert.strictEqual(inserts.length, 1)
-        assert.include(inserts[0], "ON CONFLICT DO NOTHING")
         const again = yield* Effect.exit(service.spin(user("spinner")))
         assert.isTrue(Exit.isFailure(again))
         assert.strictEqual(Option.getOrThrow(Exit.findErrorOption(again))._tag, "AlreadySpun")
       }).pipe(withTestClock)
     )
 
-    it.effect("a spin is the claim, one write (with its prize and notification) and the balance read", () =>
+    it.effect("a spin is two statements and no transaction: its player's seed, then one write", () =>
       Effect.gen(function* () {
         yield* TestClock.setTime(Date.parse("2026-05-01T12:00:00Z"))
         const service = yield* SpinAndWinService
         yield* service.view(user("counted"))
-        const shape = (statements: ReadonlyArray<string>) =>
-          statements.map((text) => text.split(" (")[0]!.split(" WHERE")[0]!.slice(0, 40))
-        // Between BEGIN and COMMIT: the claim of the client seed (issue 17), then one write. A prize
-        // is posted and announced in the spin's own INSERT statement (issue 16); before, the posting
-        // and the outbox row were two statements more. The balance is read after the commit.
-        const { result, statements } = yield* statementsOf(service.spin(user("counted")))
-        const write = result.segment.value === 0 ? "INSERT INTO spins" : "WITH recorded AS"
-        const expected = ["INSERT INTO wheel_client_seeds AS s", write, "SELECT unit, balance FROM ledger_account"]
-        assert.deepStrictEqual(shape(statements), expected, statements.join("\n"))
-        assert.include(statements[0], "ON CONFLICT (user_id) DO UPDATE SET next_nonce = s.next_nonce + 1")
-        if (result.segment.value !== 0) {
-          assert.include(statements[1], "INSERT INTO ledger_transactions")
-          assert.include(statements[1], "INSERT INTO notification_outbox")
+        // Before issue 16 a spin was BEGIN, the claim of the client seed, the spin, the prize's
+        // posting and its outbox row, COMMIT, and the balance read. Now the seed and nonce are read,
+        // and one statement takes the nonce, records the spin, posts and announces its prize and
+        // reads the coin balance: atomic on its own, so no BEGIN and no COMMIT.
+        const { result, statements, transactions } = yield* statementsOf(service.spin(user("counted")))
+        assert.strictEqual(transactions, 0)
+        assert.strictEqual(statements.length, 2, statements.join("\n"))
+        assert.match(statements[0]!, /^SELECT client_seed .* FROM wheel_client_seeds WHERE user_id = \$1$/)
+        assert.match(statements[1]!, /^WITH claimed AS \(\s*UPDATE wheel_client_seeds/)
+        assert.include(statements[1], "INSERT INTO spins")
+        const prize = ["INSERT INTO ledger_transactions", "INSERT INTO notification_outbox"]
+        for (const part of prize) {
+          assert.strictEqual(statements[1]!.includes(part), result.segment.value !== 0, part)
         }
-        // A second spin in the round: the claim and the refused write, then a rollback.
-        const refused = shape((yield* statementsOf(Effect.exit(service.spin(user("counted"))))).statements)
-        assert.strictEqual(refused.length, 2, refused.join("\n"))
-        assert.strictEqual(refused[0], "INSERT INTO wheel_client_seeds AS s")
-        assert.oneOf(refused[1], ["INSERT INTO spins", "WITH recorded AS"])
-        // ...which gave the nonce back.
+        // A second spin in the round: the same two, the write refused by the spins' unique key.
+        const refused = yield* statementsOf(Effect.exit(service.spin(user("counted"))))
+        assert.strictEqual(refused.statements.length, 2, refused.statements.join("\n"))
+        assert.isTrue(Exit.isFailure(refused.result))
+        // ...which aborted the whole statement, so the nonce was not taken.
         assert.strictEqual((yield* service.clientSeed(user("counted"))).nonce, 1)
       }).pipe(withTestClock)
     )
 
-    it.effect("record: either unique key refuses with AlreadySpun and leaves the transaction usable", () =>
+    it.effect("record: either unique key refuses with AlreadySpun, and writes nothing, the nonce neither", () =>
       Effect.gen(function* () {
         const spins = yield* SpinRepository
+        const seeds = yield* ClientSeeds
         const sql = yield* SqlClient.SqlClient
         const count = (userId: string) =>
           Effect.map(
             sql<{ n: number }>`SELECT count(*)::int AS n FROM spins WHERE user_id = ${userId}`,
             (rows) => rows[0]?.n ?? -1
           )
-        yield* spins.record(spinOf("recorder", "2026-05-01", "key-1"))
-        const outcomes = yield* sql.withTransaction(
-          Effect.gen(function* () {
-            // Same user and round, another key: a second spin in the round.
-            const sameRound = yield* Effect.flip(spins.record(spinOf("recorder", "2026-05-01", "key-2")))
-            // Same user and key, another round: the key's first request already spun.
-            const sameKey = yield* Effect.flip(spins.record(spinOf("recorder", "2026-05-02", "key-1")))
-            // Neither refusal aborted the transaction: it goes on and commits.
-            yield* spins.record(spinOf("recorder", "2026-05-03", "key-3"))
-            return [sameRound._tag, sameKey._tag, sameRound.round, sameKey.round]
-          })
+        const nextNonce = (userId: string) =>
+          Effect.map(seeds.current(user(userId)), Option.match({ onNone: () => -1, onSome: (state) => state.nonce }))
+        const recorded = (spin: Spin) => Effect.map(spins.record(spin), (result) => result._tag)
+        assert.strictEqual(yield* recorded(spinOf("recorder", "2026-05-01", "key-1", 0)), "Recorded")
+        // Same user and round, another key: a second spin in the round.
+        const sameRound = yield* Effect.flip(spins.record(spinOf("recorder", "2026-05-01", "key-2", 1)))
+        // Same user and key, another round: the key's first request already spun.
+        const sameKey = yield* Effect.flip(spins.record(spinOf("recorder", "2026-05-02", "key-1", 1)))
+        assert.deepStrictEqual(
+          [sameRound._tag, sameKey._tag, sameRound.round, sameKey.round],
+          ["AlreadySpun", "AlreadySpun", "2026-05-01", "2026-05-02"]
         )
-        assert.deepStrictEqual(outcomes, ["AlreadySpun", "AlreadySpun", "2026-05-01", "2026-05-02"])
+        // Neither took the nonce: the next spin is still drawn with nonce 1.
+        assert.strictEqual(yield* nextNonce("recorder"), 1)
+        assert.strictEqual(yield* recorded(spinOf("recorder", "2026-05-03", "key-3", 1)), "Recorded")
         assert.strictEqual(yield* count("recorder"), 2)
+        assert.strictEqual(yield* nextNonce("recorder"), 2)
         // Another user with the same key and round is a spin of its own.
-        yield* spins.record(spinOf("someone-else", "2026-05-01", "key-1"))
+        assert.strictEqual(yield* recorded(spinOf("someone-else", "2026-05-01", "key-1", 0)), "Recorded")
         assert.strictEqual(yield* count("someone-else"), 1)
         // Without a key, only the round counts.
-        yield* spins.record(spinOf("keyless", "2026-05-01", null))
-        yield* spins.record(spinOf("keyless", "2026-05-02", null))
-        const refused = yield* Effect.flip(spins.record(spinOf("keyless", "2026-05-02", null)))
+        yield* spins.record(spinOf("keyless", "2026-05-01", null, 0))
+        yield* spins.record(spinOf("keyless", "2026-05-02", null, 1))
+        const refused = yield* Effect.flip(spins.record(spinOf("keyless", "2026-05-02", null, 2)))
         assert.strictEqual(refused._tag, "AlreadySpun")
         assert.strictEqual(yield* count("keyless"), 2)
       })

@@ -127,7 +127,7 @@ export const make = Effect.gen(function* () {
     function* (userId: UserId, card: CardToStore, options: { readonly maxActiveCards: number }) {
       const created = yield* insertCard({ ...card, userId, maxActiveCards: options.maxActiveCards }).pipe(
         Effect.catchIf(
-          (error): error is SqlError.SqlError => SqlError.isSqlError(error) && isDuplicate(error),
+          (error) => SqlError.isSqlError(error) && isDuplicate(error),
           () => Effect.fail(new DuplicateCard())
         )
       )

@@ -1,4 +1,5 @@
 import { UserId } from "@payments-gaming/domain/auth"
+import { Account } from "@payments-gaming/domain/ledger"
 import type { NotifiedPosting } from "@payments-gaming/domain/notifications"
 import {
   AlreadySpun,
@@ -10,10 +11,11 @@ import {
   Spin,
   SpinId,
   type SpinPage,
+  type SpinRecord,
   SpinRepository
 } from "@payments-gaming/domain/wheel"
 import { DateTime, Effect, Layer, Schema, SchemaTransformation } from "effect"
-import { SqlClient, SqlSchema } from "effect/sql"
+import { SqlClient, SqlError, SqlSchema, type Statement } from "effect/sql"
 import { creditParts } from "./LedgerWrites.ts"
 import { outboxRows } from "./OutboxWrites.ts"
 import { rowSchema } from "./RowSchema.ts"
@@ -80,39 +82,79 @@ export const make = Effect.gen(function* () {
               ORDER BY created_at, id LIMIT ${limit} OFFSET ${offset}`
   })
 
-  // ON CONFLICT DO NOTHING names no constraint, so every unique index answers "no row" instead of an
-  // error that would abort the caller's transaction (no savepoint needed). Either conflict is
-  // AlreadySpun: (user_id, round) is a second spin in the round; (user_id, idempotency_key) is a
-  // retry that raced the first request with its key, which the service then finds by the key and
-  // replays. A conflicting insert waits for the other transaction as a unique violation would, and
-  // inserts after all if that one rolls back.
-  const insertSpin = (spin: Spin) =>
-    sql`INSERT INTO spins (id, user_id, round, wheel_version, client_seed, nonce, draw_value,
-          segment_id, prize_type, prize_value, idempotency_key, created_at)
-        VALUES (${spin.spinId}, ${spin.userId}, ${spin.round}, ${spin.wheelVersion}, ${spin.clientSeed}, ${spin.nonce},
-          ${spin.drawValue}, ${spin.segmentId}, ${spin.prize.type}, ${spin.prize.value}, ${spin.idempotencyKey},
-          ${DateTime.toDateUtc(spin.createdAt)})
-        ON CONFLICT DO NOTHING
-        RETURNING id`
-
-  // With a prize, one statement writes the spin, the prize's posting and its notification: each
-  // part after the spin is gated on the spin row being new, so a spin refused as AlreadySpun posts
-  // nothing (issue 16: two statements fewer per winning spin).
-  const insertWithPrize = (spin: Spin, prize: NotifiedPosting) => {
-    const parts = [
-      sql`recorded AS (${insertSpin(spin)})`,
-      ...creditParts(sql, prize.transaction, sql`EXISTS (SELECT 1 FROM recorded)`)
+  /**
+   * The whole spin in one statement, so in one implicit transaction (issue 16: no BEGIN or COMMIT
+   * round trip, and the nonce, the spin, its prize's posting and notification and the balance read
+   * are one round trip where they were five):
+   *
+   * - `claimed` takes the nonce the spin was drawn with: it advances the player's stored next nonce
+   *   only while it and the seed are the spin's (an UPDATE locks the row, and re-checks it after
+   *   waiting for a concurrent `set` or spin, so they land wholly before or after); `created` stores
+   *   the seed at nonce 1 for a player without a row whose spin is nonce 0 (a concurrent creation
+   *   wins the row, and this spin is stale). Neither means the spin is stale.
+   * - `recorded` inserts the spin from what was taken: nothing when stale. It has no ON CONFLICT: a second
+   *   spin in the round, or a second spin under one idempotency key, is a unique violation that
+   *   aborts the whole statement, the nonce advance with it, and is answered AlreadySpun.
+   * - the prize's posting (`LedgerWrites.creditParts`) is gated on `recorded`, its notification on the
+   *   posting's key row (`OutboxWrites.outboxRows`).
+   * - `coins` is the player's coin balance with the prize: the posting's new balance of the coin
+   *   account when the prize is coins, else the balance as the statement found it.
+   */
+  const recordStatement = (spin: Spin, prize: NotifiedPosting | undefined) => {
+    const coinAccount = Account.userCoins(spin.userId).id
+    const parts: Array<Statement.Fragment> = [
+      sql`claimed AS (
+          UPDATE wheel_client_seeds SET next_nonce = next_nonce + 1
+          WHERE user_id = ${spin.userId} AND client_seed = ${spin.clientSeed} AND next_nonce = ${spin.nonce}::int
+          RETURNING user_id
+        )`,
+      sql`created AS (
+          INSERT INTO wheel_client_seeds (user_id, client_seed, next_nonce)
+          SELECT ${spin.userId}, ${spin.clientSeed}, 1
+          WHERE ${spin.nonce}::int = 0 AND NOT EXISTS (SELECT 1 FROM claimed)
+          ON CONFLICT (user_id) DO NOTHING
+          RETURNING user_id
+        )`,
+      sql`recorded AS (
+          INSERT INTO spins (id, user_id, round, wheel_version, client_seed, nonce, draw_value,
+            segment_id, prize_type, prize_value, idempotency_key, created_at)
+          SELECT ${spin.spinId}, taken.user_id, ${spin.round}, ${spin.wheelVersion}, ${spin.clientSeed},
+            ${spin.nonce}, ${spin.drawValue}, ${spin.segmentId}, ${spin.prize.type}, ${spin.prize.value},
+            ${spin.idempotencyKey}, ${DateTime.toDateUtc(spin.createdAt)}
+          FROM (SELECT user_id FROM claimed UNION ALL SELECT user_id FROM created) AS taken
+          RETURNING id
+        )`
     ]
-    if (prize.notification !== undefined) {
-      parts.push(sql`notified AS (${outboxRows(sql, prize.notification, sql`EXISTS (SELECT 1 FROM tx)`)})`)
+    const postsCoins = prize?.transaction.postings.some((posting) => posting.account.id === coinAccount) === true
+    if (prize !== undefined) {
+      parts.push(...creditParts(sql, prize.transaction, sql`EXISTS (SELECT 1 FROM recorded)`))
+      if (prize.notification !== undefined) {
+        parts.push(sql`notified AS (${outboxRows(sql, prize.notification, sql`EXISTS (SELECT 1 FROM tx)`)})`)
+      }
     }
-    return sql`WITH ${sql.csv(parts)} SELECT id FROM recorded`
+    const stored = sql`(SELECT balance FROM ledger_accounts WHERE id = ${coinAccount})`
+    const coins = postsCoins
+      ? sql`COALESCE((SELECT balance FROM user_accounts WHERE id = ${coinAccount}), ${stored}, 0)`
+      : sql`COALESCE(${stored}, 0)`
+    return sql<{ readonly recorded: boolean; readonly coins: bigint }>`WITH ${sql.csv(parts)}
+      SELECT EXISTS (SELECT 1 FROM recorded) AS recorded, (${coins})::bigint AS coins`
   }
+
+  /** A unique violation of one of the spin's own keys: a second spin in the round, or under one key. */
+  const isAlreadySpun = (error: SqlError.SqlError) =>
+    error.reason._tag === "UniqueViolation" &&
+    (error.reason.constraint === "spins_user_round_key" || error.reason.constraint === "spins_user_idempotency_key")
 
   const record = Effect.fnUntraced(
     function* (spin: Spin, prize?: NotifiedPosting) {
-      const inserted = yield* prize === undefined ? insertSpin(spin) : insertWithPrize(spin, prize)
-      if (inserted.length === 0) return yield* new AlreadySpun({ round: spin.round })
+      const [row] = yield* recordStatement(spin, prize).pipe(
+        Effect.catchIf(
+          (error) => SqlError.isSqlError(error) && isAlreadySpun(error),
+          () => Effect.fail(new AlreadySpun({ round: spin.round }))
+        )
+      )
+      if (row === undefined || !row.recorded) return { _tag: "Stale" } satisfies SpinRecord
+      return { _tag: "Recorded", coins: row.coins } satisfies SpinRecord
     },
     Effect.catchTag("SqlError", Effect.die)
   )

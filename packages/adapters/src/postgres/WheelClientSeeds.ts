@@ -1,4 +1,3 @@
-import type { UserId } from "@payments-gaming/domain/auth"
 import { ClientSeed, type ClientSeedState, ClientSeeds, Nonce } from "@payments-gaming/domain/wheel"
 import { Effect, Layer, Schema } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"
@@ -14,8 +13,8 @@ const UserAndSeed = Schema.Struct({ userId: Schema.String, clientSeed: Schema.St
 
 /**
  * `ClientSeeds` on PostgreSQL (table `wheel_client_seeds`, migration `0014_wheel_client_seeds`), on
- * the ambient client: inside a spin's `UnitOfWork` the claim commits or rolls back with the spin.
- * Each operation is one statement.
+ * the ambient client. Each operation is one statement. A spin takes its nonce in the statement that
+ * records it (`SpinRepository.record`).
  */
 export const make = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
@@ -41,27 +40,9 @@ export const make = Effect.gen(function* () {
         RETURNING client_seed AS "clientSeed", next_nonce AS nonce`
   })
 
-  // The spin's one extra statement: takes the nonce and advances it, creating the row with the
-  // default seed on a player's first spin. The row lock it takes is held to the spin's COMMIT, so a
-  // concurrent PUT lands wholly before or after the spin, and a rollback (a second spin in the
-  // round) gives the nonce back. On the spin's hot path (issue 16), so its row is not decoded by a
-  // Schema: the table's CHECKs already hold every stored seed to ClientSeed's rule.
-  const claim = Effect.fnUntraced(
-    function* (userId: UserId, fallback: ClientSeed) {
-      const [row] = yield* sql<ClientSeedState>`INSERT INTO wheel_client_seeds AS s (user_id, client_seed, next_nonce)
-        VALUES (${userId}, ${fallback}, 1)
-        ON CONFLICT (user_id) DO UPDATE SET next_nonce = s.next_nonce + 1
-        RETURNING client_seed AS "clientSeed", next_nonce - 1 AS nonce`
-      if (row === undefined) return yield* Effect.die(new Error(`no client seed row for ${userId} after upsert`))
-      return row
-    },
-    Effect.catchTag("SqlError", Effect.die)
-  )
-
   return ClientSeeds.of({
     current: (userId) => Effect.orDie(selectCurrent(userId)),
-    set: (userId, clientSeed) => Effect.orDie(upsertSeed({ userId, clientSeed })),
-    claim
+    set: (userId, clientSeed) => Effect.orDie(upsertSeed({ userId, clientSeed }))
   })
 })
 

@@ -17,13 +17,6 @@ export class ClientSeeds extends Context.Service<
      * already set changes nothing (a PUT repeated is the same PUT). Returns the state afterwards.
      */
     set(userId: UserId, clientSeed: ClientSeed): Effect.Effect<ClientSeedState>
-    /**
-     * The seed and nonce of the spin being made, advancing the stored nonce by one (storing
-     * `fallback` with nonce 0 first when the player has no row). Runs inside the spin's `UnitOfWork`:
-     * if the spin is not recorded (a second spin in the round) the advance rolls back with it, so
-     * the nonce counts recorded spins only. In SQL, one statement, whose row lock also orders a
-     * concurrent `set` before or after the spin, never in between.
-     */
-    claim(userId: UserId, fallback: ClientSeed): Effect.Effect<ClientSeedState>
+    // A spin takes its nonce when it is recorded: `SpinRepository.record`.
   }
 >()("@payments-gaming/domain/wheel/ClientSeeds") {}

@@ -1,7 +1,7 @@
 import { BigDecimal, Context, DateTime, Effect, Layer, Option, Redacted, Result } from "effect"
 import { Hex } from "effect/encoding"
 import type { UserId } from "../auth/Model.ts"
-import { Ledger, Movements, UnitOfWork } from "../ledger/index.ts"
+import { Ledger, Movements } from "../ledger/index.ts"
 import { NotificationOutbox, type NotifiedPosting, spinPrizeNotification } from "../notifications/index.ts"
 import { type ClientSeed, defaultClientSeed } from "./ClientSeed.ts"
 import { ClientSeeds } from "./ClientSeeds.ts"
@@ -22,6 +22,12 @@ import { WheelRepository } from "./WheelRepository.ts"
 import { WheelSettings } from "./WheelSettings.ts"
 
 /** Spins of a round listed per call unless the caller asks otherwise (CONTRACT §2 paging). */
+
+/**
+ * Draws of one spin before it gives up: a spin is drawn again only when the player's own concurrent
+ * spin or seed change took its nonce, and the attempt after that meets AlreadySpun or the new seed.
+ */
+const MAX_SPIN_ATTEMPTS = 10
 export const DEFAULT_SPIN_PAGE: SpinPage = { limit: 50, offset: 0 }
 
 export interface RoundAuditOptions {
@@ -38,10 +44,11 @@ export class SpinAndWinService extends Context.Service<
      */
     view(userId: UserId): Effect.Effect<WheelView>
     /**
-     * Spins once for the current round. In one unit of work the player's client seed and nonce are
-     * claimed (the nonce advanced), the draw made from the round's seed, client seed, user id and
-     * nonce, the spin recorded with its client seed and nonce (at most one per user and round,
-     * enforced by the store) and its prize credited through the ledger under the spin id; a prize
+     * Spins once for the current round. The draw is made from the round's seed and the player's next
+     * client seed and nonce, then the spin is recorded with them (at most one per user and round,
+     * enforced by the store), taking the nonce, and its prize credited through the ledger under the
+     * spin id, in one write (`SpinRepository.record`); a spin whose seed or nonce was taken
+     * meanwhile is drawn again with the new ones. A prize
      * of 0 posts nothing. Fails `AlreadySpun` for a second spin in the round. With
      * an `idempotencyKey` already used by this user, returns that spin again (`replayed: true`)
      * whatever the round, and credits nothing.
@@ -73,7 +80,7 @@ export class SpinAndWinService extends Context.Service<
 >()("@payments-gaming/domain/wheel/SpinAndWinService") {
   /**
    * Needs `WheelRepository`, `SpinRepository`, `RoundSeeds`, `ClientSeeds`, `WheelRandom`,
-   * `SeedCrypto`, `WheelSettings`, `Ledger` and `UnitOfWork`; time comes from `Clock`. It reads the active wheel
+   * `SeedCrypto`, `WheelSettings` and `Ledger`; time comes from `Clock`. It reads the active wheel
    * and the round's seed on every request: put `layerWheelCaches` (WheelCaches.ts) in front of the
    * stores so that most requests read neither.
    */
@@ -88,7 +95,6 @@ export class SpinAndWinService extends Context.Service<
       const crypto = yield* SeedCrypto
       const settings = yield* WheelSettings
       const ledger = yield* Ledger
-      const unitOfWork = yield* UnitOfWork
       // Optional, so wheels built without an outbox (other services, tests) still build; they
       // announce no prizes.
       const notifies = Option.isSome(yield* Effect.serviceOption(NotificationOutbox))
@@ -118,12 +124,13 @@ export class SpinAndWinService extends Context.Service<
 
       const seedOf = (round: RoundId) => seeds.getOrCreate(round, freshSeed(round))
 
+      const asCoinBalance = (userId: UserId, coins: bigint) =>
+        coins <= BigInt(Number.MAX_SAFE_INTEGER)
+          ? Effect.succeed(Number(coins))
+          : Effect.die(new RangeError(`coin balance ${coins} of ${userId} exceeds a JSON integer`))
+
       const coinBalance = (userId: UserId) =>
-        Effect.flatMap(ledger.balances(userId), ({ coins }) =>
-          coins <= BigInt(Number.MAX_SAFE_INTEGER)
-            ? Effect.succeed(Number(coins))
-            : Effect.die(new RangeError(`coin balance ${coins} of ${userId} exceeds a JSON integer`))
-        )
+        Effect.flatMap(ledger.balances(userId), ({ coins }) => asCoinBalance(userId, coins))
 
       const now = DateTime.now
       const roundAt = makeRoundClock(settings.timeZone)
@@ -202,53 +209,72 @@ export class SpinAndWinService extends Context.Service<
         })
       }
 
-      const spinOnce = (userId: UserId, idempotencyKey: IdempotencyKey | undefined) =>
-        Effect.gen(function* () {
-          const at = yield* now
-          const { round, expiresIn } = roundAt(at)
-          const wheel = yield* activeWheel
-          const seed = yield* seedOf(round)
-          const spinId = (yield* random.uuid) as SpinId
-          const fallback = yield* defaultClientSeed(crypto, userId)
-          const { spin, segment } = yield* unitOfWork.transaction(
-            Effect.gen(function* () {
-              // The draw is made inside the unit of work, once the client seed and nonce are claimed:
-              // the claim locks them, so a seed set concurrently applies wholly before or after it.
-              const { clientSeed, nonce } = yield* clientSeeds.claim(userId, fallback)
-              const value = yield* drawValue(
-                crypto,
-                Redacted.value(seed.seed),
-                { clientSeed, userId, nonce },
-                wheel.totalWeight
-              )
-              const segment = segmentAt(wheel.segments, value)
-              // Every field comes from a decoded or generated value, so its filters (UUID, id and
-              // key patterns, bounds) are not run a second time here (issue 16); types are still parsed.
-              const spin = new Spin(
-                {
-                  spinId,
-                  userId,
-                  round,
-                  wheelVersion: wheel.version,
-                  clientSeed,
-                  nonce,
-                  drawValue: value,
-                  segmentId: segment.id,
-                  prize: segment.prize,
-                  createdAt: at,
-                  idempotencyKey: idempotencyKey ?? null
-                },
-                { disableChecks: true }
-              )
-              // One write: the spin, its prize's posting and the prize's notification (issue 16).
-              yield* spins.record(spin, yield* prizeOf(spin, wheel))
-              return { spin, segment }
-            })
-          )
+      /** A spin drawn with the player's next client seed and nonce as `current` reads them now. */
+      const draw = Effect.fnUntraced(function* (
+        userId: UserId,
+        fallback: ClientSeed,
+        wheel: Wheel,
+        seed: RoundSeed,
+        fields: { readonly spinId: SpinId; readonly round: RoundId; readonly at: DateTime.Utc },
+        idempotencyKey: IdempotencyKey | undefined
+      ) {
+        const { clientSeed, nonce } = Option.getOrElse(yield* clientSeeds.current(userId), () => ({
+          clientSeed: fallback,
+          nonce: 0
+        }))
+        const value = yield* drawValue(
+          crypto,
+          Redacted.value(seed.seed),
+          { clientSeed, userId, nonce },
+          wheel.totalWeight
+        )
+        const segment = segmentAt(wheel.segments, value)
+        // Every field comes from a decoded or generated value, so its filters (UUID, id and key
+        // patterns, bounds) are not run a second time here (issue 16); types are still parsed.
+        const spin = new Spin(
+          {
+            spinId: fields.spinId,
+            userId,
+            round: fields.round,
+            wheelVersion: wheel.version,
+            clientSeed,
+            nonce,
+            drawValue: value,
+            segmentId: segment.id,
+            prize: segment.prize,
+            createdAt: fields.at,
+            idempotencyKey: idempotencyKey ?? null
+          },
+          { disableChecks: true }
+        )
+        return { spin, segment }
+      })
+
+      const spinOnce = Effect.fnUntraced(function* (userId: UserId, idempotencyKey: IdempotencyKey | undefined) {
+        const at = yield* now
+        const { round, expiresIn } = roundAt(at)
+        const wheel = yield* activeWheel
+        const seed = yield* seedOf(round)
+        const spinId = (yield* random.uuid) as SpinId
+        const fallback = yield* defaultClientSeed(crypto, userId)
+        // Optimistic: drawn with the seed and nonce read now, recorded only if they are still the
+        // player's next ones (the store checks and takes the nonce in its one write, which needs no
+        // transaction), else drawn again. Only the player's own concurrent spins or seed changes make
+        // a spin stale, and the next attempt then meets AlreadySpun or the new seed.
+        for (let attempt = 1; ; attempt++) {
+          const { spin, segment } = yield* draw(userId, fallback, wheel, seed, { spinId, round, at }, idempotencyKey)
+          // One write: the nonce, the spin, its prize's posting and the prize's notification (issue 16).
+          const recorded = yield* spins.record(spin, yield* prizeOf(spin, wheel))
+          if (recorded._tag === "Stale") {
+            if (attempt < MAX_SPIN_ATTEMPTS) continue
+            return yield* Effect.die(
+              new Error(`spin of ${userId}: its client seed or nonce was taken ${attempt} times`)
+            )
+          }
           yield* Effect.logInfo("Wheel spun").pipe(Effect.annotateLogs({ spinId, round, segmentId: segment.id }))
           const outcome: SpinOutcome = {
             segment: toPublicSegment(segment),
-            coinBalance: yield* coinBalance(userId),
+            coinBalance: yield* asCoinBalance(userId, recorded.coins),
             expiresIn,
             spinId,
             round,
@@ -260,7 +286,8 @@ export class SpinAndWinService extends Context.Service<
             replayed: false
           }
           return outcome
-        })
+        }
+      })
 
       const spin = Effect.fnUntraced(function* (userId: UserId, idempotencyKey?: IdempotencyKey | undefined) {
         if (idempotencyKey === undefined) return yield* spinOnce(userId, undefined)

@@ -5,17 +5,36 @@ import type { AlreadySpun } from "./Errors.ts"
 import type { RoundId } from "./Round.ts"
 import type { IdempotencyKey, Spin, SpinPage } from "./Spin.ts"
 
-/** Recorded spins. Runs inside the caller's `UnitOfWork` when there is one. */
+/** What recording a spin did. */
+export type SpinRecord =
+  /** Recorded, its nonce taken; `coins`: the player's coin balance with this spin's prize. */
+  | { readonly _tag: "Recorded"; readonly coins: bigint }
+  /**
+   * Nothing written: the client seed or nonce the spin was drawn with is no longer the player's
+   * next one (a spin or a new seed of theirs committed in between). Draw again with the current ones.
+   */
+  | { readonly _tag: "Stale" }
+
+/**
+ * Recorded spins. `record` is one write, atomic on its own; its refusal (AlreadySpun) would abort a
+ * SQL transaction it ran in, so it runs on its own. The reads run inside the caller's `UnitOfWork`
+ * when there is one.
+ */
 export class SpinRepository extends Context.Service<
   SpinRepository,
   {
     /**
-     * Records a spin, with its `prize` (the prize's posting and notification) atomically: the
-     * posting is made only when the spin is recorded. Fails `AlreadySpun`, recording nothing, when
-     * the user already has a spin in that round or a spin under the same idempotency key: the store
-     * enforces both (a unique index in SQL), so concurrent spins of one user cannot both be recorded.
+     * Records a spin drawn with the player's next client seed and nonce, taking that nonce (the
+     * stored next nonce moves on by one; a player with no stored seed is at nonce 0 of the seed the
+     * spin carries, which is then stored), with its `prize` (the prize's posting and notification),
+     * all atomically: one write that needs no transaction (issue 16). `Stale`, writing nothing, when
+     * the seed or nonce is no longer the player's next; the check and the advance are one, so a seed
+     * set concurrently lands wholly before or after the spin, and the nonce counts recorded spins.
+     * Fails `AlreadySpun`, writing nothing, when the user already has a spin in that round or one
+     * under the same idempotency key: the store enforces both (a unique index in SQL), so concurrent
+     * spins of one user cannot both be recorded.
      */
-    record(spin: Spin, prize?: NotifiedPosting): Effect.Effect<void, AlreadySpun>
+    record(spin: Spin, prize?: NotifiedPosting): Effect.Effect<SpinRecord, AlreadySpun>
     findByIdempotencyKey(userId: UserId, key: IdempotencyKey): Effect.Effect<Option.Option<Spin>>
     /** The round's spins in the order they were made, optionally only one user's. */
     listRound(round: RoundId, page: SpinPage, userId?: UserId | undefined): Effect.Effect<ReadonlyArray<Spin>>

@@ -69,10 +69,14 @@ export const layerMemoryWheelRepository = (
     })
   )
 
+/** The players' client seeds and next nonces, shared by the memory `ClientSeeds` and `SpinRepository`. */
+const CLIENT_SEEDS_TABLE = "wheel.client_seeds"
+
 /**
- * An in-memory `SpinRepository` with the SQL one's two uniqueness rules, inside the shared
- * transactions; a prize is posted through `Ledger` and announced through the outbox, when there is
- * one, in the same memory transaction.
+ * An in-memory `SpinRepository` with the SQL one's rules: the nonce check and advance on the
+ * client-seed table `layerMemoryClientSeeds` keeps, the two uniqueness rules, and a prize posted
+ * through `Ledger` and announced through the outbox, when there is one, all in one memory
+ * transaction.
  */
 export const layerMemorySpinRepository: Layer.Layer<SpinRepository, never, MemoryDatabase | Ledger> = Layer.effect(
   SpinRepository,
@@ -81,6 +85,7 @@ export const layerMemorySpinRepository: Layer.Layer<SpinRepository, never, Memor
     const ledger = yield* Ledger
     const outbox = yield* Effect.serviceOption(NotificationOutbox)
     const rows = db.table<Spin>("wheel.spins")
+    const seeds = db.table<ClientSeedState>(CLIENT_SEEDS_TABLE)
 
     const post = (prize: NotifiedPosting) =>
       Effect.flatMap(Effect.orDie(ledger.post(prize.transaction)), (posted) =>
@@ -88,6 +93,19 @@ export const layerMemorySpinRepository: Layer.Layer<SpinRepository, never, Memor
           ? Effect.asVoid(outbox.value.enqueue(prize.notification))
           : Effect.void
       )
+
+    // The nonce is taken first and the spin refused after, as in SQL: a stale spin is not checked for
+    // uniqueness, and a refused one gives its nonce back with the transaction.
+    const takeNonce = (spin: Spin) =>
+      Effect.suspend(() => {
+        const clientSeed = spin.clientSeed
+        if (clientSeed === null) return Effect.die(new Error(`spin ${spin.spinId} has no client seed`))
+        const stored = seeds.get(spin.userId) ?? { clientSeed, nonce: 0 }
+        if (stored.clientSeed !== clientSeed || stored.nonce !== spin.nonce) return Effect.succeed(false)
+        // Rows are replaced, never mutated, so a rollback's snapshot keeps the old one.
+        seeds.set(spin.userId, { clientSeed, nonce: spin.nonce + 1 })
+        return Effect.succeed(true)
+      })
 
     const insert = (spin: Spin) =>
       db.atomically(
@@ -106,7 +124,15 @@ export const layerMemorySpinRepository: Layer.Layer<SpinRepository, never, Memor
       )
 
     const record = (spin: Spin, prize?: NotifiedPosting) =>
-      prize === undefined ? insert(spin) : db.transaction(Effect.andThen(insert(spin), post(prize)))
+      db.transaction(
+        Effect.gen(function* () {
+          if (!(yield* takeNonce(spin))) return { _tag: "Stale" as const }
+          yield* insert(spin)
+          if (prize !== undefined) yield* post(prize)
+          const { coins } = yield* ledger.balances(spin.userId)
+          return { _tag: "Recorded" as const, coins }
+        })
+      )
 
     const findByIdempotencyKey = (userId: UserId, key: IdempotencyKey) =>
       db.atomically(
@@ -155,14 +181,13 @@ export const layerMemoryRoundSeeds: Layer.Layer<RoundSeeds, never, MemoryDatabas
 
 /**
  * In-memory `ClientSeeds` with the SQL one's rules: a new seed restarts the nonce, the same seed
- * changes nothing, and a claim advances the nonce inside the caller's transaction (so a spin that
- * is not recorded rolls it back).
+ * changes nothing. A spin takes its nonce in `layerMemorySpinRepository`, on the same table.
  */
 export const layerMemoryClientSeeds: Layer.Layer<ClientSeeds, never, MemoryDatabase> = Layer.effect(
   ClientSeeds,
   Effect.gen(function* () {
     const db = yield* MemoryDatabase
-    const rows = db.table<ClientSeedState>("wheel.client_seeds")
+    const rows = db.table<ClientSeedState>(CLIENT_SEEDS_TABLE)
     return ClientSeeds.of({
       current: (userId) => db.atomically(Effect.sync(() => Option.fromUndefinedOr(rows.get(userId)))),
       set: (userId, clientSeed) =>
@@ -172,15 +197,6 @@ export const layerMemoryClientSeeds: Layer.Layer<ClientSeeds, never, MemoryDatab
             const next = stored?.clientSeed === clientSeed ? stored : { clientSeed, nonce: 0 }
             rows.set(userId, next)
             return next
-          })
-        ),
-      claim: (userId, fallback) =>
-        db.atomically(
-          Effect.sync(() => {
-            const claimed = rows.get(userId) ?? { clientSeed: fallback, nonce: 0 }
-            // Rows are replaced, never mutated, so a rollback's snapshot keeps the old one.
-            rows.set(userId, { clientSeed: claimed.clientSeed, nonce: claimed.nonce + 1 })
-            return claimed
           })
         )
     })
