@@ -27,7 +27,7 @@ import * as PushGatewaysLive from "@payments-gaming/adapters/push/PushGatewaysLi
 import * as CryptoWheelRandom from "@payments-gaming/adapters/wheel/CryptoWheelRandom"
 import * as NodeSeedCrypto from "@payments-gaming/adapters/wheel/NodeSeedCrypto"
 import * as WheelSettingsConfig from "@payments-gaming/adapters/wheel/WheelSettingsConfig"
-import { BankingService, WebhookEventsService } from "@payments-gaming/domain/banking"
+import { BankingService, layerCachedVirtualAccounts, WebhookEventsService } from "@payments-gaming/domain/banking"
 import { CardsService } from "@payments-gaming/domain/cards"
 import { StatementService } from "@payments-gaming/domain/ledger"
 import { NotificationDelivery, NotificationsService, NotificationWorker } from "@payments-gaming/domain/notifications"
@@ -43,12 +43,18 @@ import { Layer } from "effect"
 
 /**
  * The ledger and its unit of work on PostgreSQL. Banking and the wheel need it and do not build it:
- * it is provided once, below, to both, so a spin and its prize share one SQL transaction.
+ * it is provided once, below, to both, so every posting goes to one ledger.
  */
 export const Ledger = Layer.mergeAll(LedgerPostgres.layer, LedgerUnitOfWork.layer)
 
 /** Webhook intake, wallets, statements and transfers, and the operators' webhook-event views. Needs `Ledger`. */
-export const Banking = Layer.mergeAll(BankingService.layer, WebhookEventsService.layer, StatementService.layer).pipe(
+export const Banking = Layer.mergeAll(
+  // Credits read their virtual account through a cache (VirtualAccountCache.ts); the store stays
+  // reachable, uncached, beside the services.
+  BankingService.layer.pipe(Layer.provide(layerCachedVirtualAccounts)),
+  WebhookEventsService.layer,
+  StatementService.layer
+).pipe(
   Layer.provideMerge(
     Layer.mergeAll(
       WebhookInboxPostgres.layer,
@@ -56,7 +62,7 @@ export const Banking = Layer.mergeAll(BankingService.layer, WebhookEventsService
       VirtualAccountsPostgres.layer,
       TransfersPostgres.layer,
       LedgerStatementPostgres.layer,
-      // The credit writes its notifications in its own transaction (notification_outbox).
+      // A credit writes its notification with its posting (notification_outbox).
       NotificationOutboxPostgres.layer
     )
   )
