@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import { PgClient } from "@effect/sql-pg"
 import { WEBHOOK_PATH } from "@payments-gaming/http/Paths"
 import { Effect, ManagedRuntime, Redacted } from "effect"
-import { SqlClient } from "effect/sql"
+import { SqlClient, SqlError, type Statement } from "effect/sql"
 import * as Jose from "jose"
 
 export interface Http {
@@ -20,7 +20,9 @@ const required = (name: string) => {
 /**
  * The plain reference (REFERENCE_MODE=plain of bench/reference-server.ts): the four benchmarked
  * endpoints on bare node:http with the service's SQL, statement for statement, through the same
- * driver. Comments name the service function each block mirrors.
+ * driver. Comments name the service function each block mirrors. What the service keeps in memory
+ * that saves a statement (the virtual account links) it keeps too; the wheel and seed caches, which
+ * it predates, it does not.
  */
 export async function startPlain(port: number, http: Http) {
   const runtime = ManagedRuntime.make(
@@ -150,37 +152,64 @@ export async function startPlain(port: number, http: Http) {
     readonly id: string
     readonly unit: string
   }
-  // Ledger.post of a credit (no user account goes down): one statement, no savepoint. The system
-  // account's row is created if missing and otherwise neither written nor locked; the user's
-  // balance is upserted under the user's row lock; both postings in the transaction's order.
-  const post = (key: string, kind: string, from: Account, to: Account, userId: string, minor: bigint) =>
-    Effect.map(
-      sql<{ id: bigint }>`WITH tx AS (
-          INSERT INTO ledger_transactions (idempotency_key, kind) VALUES (${key}, ${kind})
+  // LedgerWrites.creditParts: the common table expressions of a credit (no user account goes down),
+  // gated by `when`, for the one statement that also writes what caused it. The system account's
+  // row is created if missing and otherwise neither written nor locked; the user's balance is
+  // upserted under the user's row lock; both postings in the transaction's order.
+  const creditParts = (
+    key: string,
+    kind: string,
+    from: Account,
+    to: Account,
+    userId: string,
+    minor: bigint,
+    when: Statement.Fragment
+  ) => [
+    sql`tx AS (
+          INSERT INTO ledger_transactions (idempotency_key, kind) SELECT ${key}, ${kind}
+          WHERE ${when}
           ON CONFLICT (idempotency_key) DO NOTHING
           RETURNING id
-        ), system_accounts AS (
+        )`,
+    sql`system_accounts AS (
           INSERT INTO ledger_accounts (id, unit, owner_user_id, non_negative, balance)
           SELECT v.id, v.unit, NULL, false, NULL
           FROM (VALUES (${from.id}, ${from.unit})) AS v (id, unit)
           WHERE EXISTS (SELECT 1 FROM tx)
           ON CONFLICT (id) DO NOTHING
-        ), user_accounts AS (
+        )`,
+    sql`user_accounts AS (
           INSERT INTO ledger_accounts (id, unit, owner_user_id, non_negative, balance)
           SELECT v.id, v.unit, v.owner_user_id, true, v.balance
           FROM (VALUES (${to.id}, ${to.unit}, ${userId}, ${minor}::bigint)) AS v (id, unit, owner_user_id, balance)
           WHERE EXISTS (SELECT 1 FROM tx)
           ON CONFLICT (id) DO UPDATE SET balance = ledger_accounts.balance + excluded.balance, updated_at = now()
-        ), postings AS (
+          RETURNING id, balance
+        )`,
+    sql`postings AS (
           INSERT INTO ledger_postings (transaction_id, account_id, unit, amount_minor)
           SELECT tx.id, v.account_id, v.unit, v.amount_minor
           FROM tx CROSS JOIN (VALUES (${0}::int, ${from.id}, ${from.unit}, ${-minor}::bigint),
             (${1}::int, ${to.id}, ${to.unit}, ${minor}::bigint)) AS v (position, account_id, unit, amount_minor)
+          WHERE (SELECT count(*) FROM user_accounts) >= 0
           ORDER BY v.position
-        )
-        SELECT id FROM tx`,
-      (created) => created.length > 0
-    )
+        )`
+  ]
+
+  // OutboxWrites.outboxRows, gated on the posting being new (the bench's users have no devices).
+  const notifiedPart = (eventKey: string, userId: string, templateCode: string) =>
+    sql`notified AS (
+          INSERT INTO notification_outbox (event_key, device_id, user_id, template_code, title, body)
+          SELECT ${eventKey}, d.id, d.user_id, ${templateCode}, ${"Money received"}, ${"You received money"}
+          FROM user_devices d WHERE d.user_id = ${userId} AND d.active AND EXISTS (SELECT 1 FROM tx)
+          ON CONFLICT (event_key, device_id) DO NOTHING
+        )`
+
+  /** A unique violation of `constraint`: a refusal the statement's own keys made. */
+  const violates = (constraints: ReadonlyArray<string>) => (error: unknown) =>
+    SqlError.isSqlError(error) &&
+    error.reason._tag === "UniqueViolation" &&
+    constraints.includes(error.reason.constraint)
 
   // --- handlers ------------------------------------------------------------------------------
 
@@ -217,13 +246,26 @@ export async function startPlain(port: number, http: Http) {
     return BigInt(whole) * 100n + BigInt(fraction.padEnd(2, "0").slice(0, 2))
   }
 
-  // NotificationOutboxPostgres.enqueue, statement for statement (the bench's users have no devices).
-  const enqueue = (eventKey: string, userId: string, templateCode: string) =>
-    sql`INSERT INTO notification_outbox (event_key, device_id, user_id, template_code, title, body)
-      SELECT ${eventKey}, d.id, d.user_id, ${templateCode}, ${"Money received"}, ${"You received money"}
-      FROM user_devices d WHERE d.user_id = ${userId} AND d.active
-      ON CONFLICT (event_key, device_id) DO NOTHING
-      RETURNING id`
+  // VirtualAccountCache: a link read is kept for 60 s (the bench's accounts are all seen by then).
+  const links = new Map<string, { readonly userId: string; readonly currency: string; readonly readAt: number }>()
+  const linkOf = (accountNumber: string) =>
+    Effect.suspend(() => {
+      const now = Date.now()
+      const cached = links.get(accountNumber)
+      if (cached !== undefined && now - cached.readAt < 60_000) return Effect.succeed(cached)
+      return Effect.map(
+        sql<{
+          user_id: string
+          currency: string
+        }>`SELECT * FROM virtual_accounts WHERE account_number = ${accountNumber}`,
+        ([row]) => {
+          if (row === undefined) return undefined
+          const link = { userId: row.user_id, currency: row.currency, readAt: now }
+          links.set(accountNumber, link)
+          return link
+        }
+      )
+    })
 
   const webhook = async (request: IncomingMessage, response: ServerResponse) => {
     const receivedAt = new Date()
@@ -246,46 +288,45 @@ export async function startPlain(port: number, http: Http) {
     const minor = toMinor(String(data.settled_amount))
     const kind = "virtualaccount.credit"
     await run(
-      // BankingService.receive: find the account and decide, store the event with its outcome, post
-      // and notify when it was new, correct the outcome only for a deposit already credited; one
-      // transaction.
-      sql.withTransaction(
-        Effect.gen(function* () {
-          const [account] = yield* sql<{
-            user_id: string
-            currency: string
-          }>`SELECT * FROM virtual_accounts WHERE account_number = ${accountNumber}`
-          const matched = account !== undefined && account.currency === data.currency && minor > 0n
-          const outcome = matched ? "processed" : "unmatched"
-          const reason = matched ? null : `no virtual account ${accountNumber}`
-          const [event] = yield* sql<{ id: string }>`INSERT INTO webhook_events
+      // BankingService.receive: find the account (cached) and decide, then one statement stores the
+      // event with its outcome, posts when it was new and notifies when the posting was
+      // (WebhookInbox.store with its NotifiedPosting); no transaction. The outcome is corrected only
+      // for a deposit already credited.
+      Effect.gen(function* () {
+        const account = yield* linkOf(accountNumber)
+        const matched = account !== undefined && account.currency === data.currency && minor > 0n
+        const outcome = matched ? "processed" : "unmatched"
+        const reason = matched ? null : `no virtual account ${accountNumber}`
+        const event = sql`INSERT INTO webhook_events
               (kind, reference, dedup_key, raw_body, signature, received_at, outcome, reason, processed_at)
             VALUES (${kind}, ${reference}, ${`${kind}:${reference}`}, ${new Uint8Array(raw)}, ${given ?? ""},
               ${receivedAt}, ${outcome}, ${reason}, ${new Date()})
             ON CONFLICT (kind, reference) WHERE outcome <> 'conflict' DO NOTHING
             RETURNING id`
-          if (event === undefined) {
-            yield* sql`SELECT * FROM webhook_events
+        const [stored] = !matched
+          ? yield* sql<{ id: string; posted: boolean }>`${event}, false AS posted`
+          : yield* sql<{ id: string; posted: boolean }>`WITH ${sql.csv([
+              sql`event AS (${event})`,
+              ...creditParts(
+                `${kind}:${reference}`,
+                "deposit",
+                { id: `system:provider-settlement:${account.currency}`, unit: account.currency },
+                { id: `user:${account.userId}:cash:${account.currency}`, unit: account.currency },
+                account.userId,
+                minor,
+                sql`EXISTS (SELECT 1 FROM event)`
+              ),
+              notifiedPart(`${kind}:${reference}`, account.userId, "DEPOSIT_RECEIVED")
+            ])} SELECT id, EXISTS (SELECT 1 FROM tx) AS posted FROM event`
+        if (stored === undefined) {
+          yield* sql`SELECT * FROM webhook_events
               WHERE kind = ${kind} AND reference = ${reference} AND outcome <> 'conflict'`
-            return
-          }
-          if (!matched) return
-          const currency = account.currency
-          const created = yield* post(
-            `${kind}:${reference}`,
-            "deposit",
-            { id: `system:provider-settlement:${currency}`, unit: currency },
-            { id: `user:${account.user_id}:cash:${currency}`, unit: currency },
-            account.user_id,
-            minor
-          )
-          // The credit's notification (NotificationOutboxPostgres.enqueue): a row per active device.
-          if (created) yield* enqueue(`${kind}:${reference}`, account.user_id, "DEPOSIT_RECEIVED")
-          else {
-            yield* sql`UPDATE webhook_events SET reason = 'already credited' WHERE id = ${event.id}::uuid`
-          }
-        })
-      )
+          return
+        }
+        if (matched && !stored.posted) {
+          yield* sql`UPDATE webhook_events SET reason = 'already credited' WHERE id = ${stored.id}::uuid`
+        }
+      })
     )
     http.send(response, 200, { status: 200, message: "Webhook processed successfully", data: "OK" })
   }
@@ -335,43 +376,40 @@ export async function startPlain(port: number, http: Http) {
     const last4 = digits.slice(-4)
     const createdAt = new Date(Math.floor(now.getTime() / 1000) * 1000)
     const outcome = await run(
-      // CardRepository.insert: the holder row locked and its count claimed in one upsert, the insert
-      // (the unique index its duplicate check), the duplicate lookup only when the limit is reached.
-      sql
-        .withTransaction(
-          Effect.gen(function* () {
-            const slot = yield* sql`INSERT INTO card_holders (user_id, active_cards)
+      // CardRepository.insert: one statement, the holder row locked and its count claimed in an
+      // upsert and the card inserted from it (a duplicate is the unique index's violation, which
+      // undoes the count); the duplicate lookup only when the limit is reached.
+      Effect.gen(function* () {
+        const [card] = yield* sql<{
+          id: string
+          cardholderName: string
+          brand: string
+          firstDigits: string
+          last4: string
+          expiryMonth: number
+          expiryYear: number
+          createdAt: Date
+        }>`WITH slot AS (
+              INSERT INTO card_holders (user_id, active_cards)
               SELECT ${userId}, 1 WHERE ${10} >= 1
               ON CONFLICT (user_id) DO UPDATE SET active_cards = card_holders.active_cards + 1
                 WHERE card_holders.active_cards < ${10}
-              RETURNING active_cards AS "activeCards"`
-            if (slot.length === 0) {
-              const existing = yield* sql`SELECT 1 FROM cards
-                WHERE user_id = ${userId} AND fingerprint = ${fingerprint} AND deleted_at IS NULL`
-              if (existing.length > 0) return yield* Effect.fail(new Refused("duplicate card"))
-              return yield* Effect.fail(new Refused("card limit reached"))
-            }
-            const [card] = yield* sql<{
-              id: string
-              cardholderName: string
-              brand: string
-              firstDigits: string
-              last4: string
-              expiryMonth: number
-              expiryYear: number
-              createdAt: Date
-            }>`INSERT INTO cards (user_id, brand, first_digits, last4, fingerprint, cardholder_name,
-                expiry_month, expiry_year, created_at)
-              VALUES (${userId}, ${brand}, ${firstDigits}, ${last4}, ${fingerprint},
-                ${String(body.cardholderName)}, ${body.expiryMonth}, ${body.expiryYear}, ${createdAt})
-              ON CONFLICT (user_id, fingerprint) WHERE deleted_at IS NULL DO NOTHING
-              RETURNING id, cardholder_name AS "cardholderName", brand, first_digits AS "firstDigits", last4,
-                expiry_month AS "expiryMonth", expiry_year AS "expiryYear", created_at AS "createdAt"`
-            if (card === undefined) return yield* Effect.fail(new Refused("duplicate card"))
-            return card
-          })
+              RETURNING user_id
+            )
+            INSERT INTO cards (user_id, brand, first_digits, last4, fingerprint, cardholder_name,
+              expiry_month, expiry_year, created_at)
+            SELECT slot.user_id, ${brand}, ${firstDigits}, ${last4}, ${fingerprint},
+              ${String(body.cardholderName)}, ${body.expiryMonth}, ${body.expiryYear}, ${createdAt}
+            FROM slot
+            RETURNING id, cardholder_name AS "cardholderName", brand, first_digits AS "firstDigits", last4,
+              expiry_month AS "expiryMonth", expiry_year AS "expiryYear", created_at AS "createdAt"`.pipe(
+          Effect.catchIf(violates(["cards_user_fingerprint_active"]), () => Effect.fail(new Refused("duplicate card")))
         )
-        .pipe(Effect.result)
+        if (card !== undefined) return card
+        const existing = yield* sql`SELECT 1 FROM cards
+            WHERE user_id = ${userId} AND fingerprint = ${fingerprint} AND deleted_at IS NULL`
+        return yield* Effect.fail(new Refused(existing.length > 0 ? "duplicate card" : "card limit reached"))
+      }).pipe(Effect.result)
     )
     if (outcome._tag === "Failure") return refuse(response, outcome.failure)
     const card = outcome.success
@@ -421,56 +459,83 @@ export async function startPlain(port: number, http: Http) {
         const spinId = randomUUID()
         // ClientSeed.defaultClientSeed: the first 32 hex digits of SHA-256 of the user id.
         const fallback = createHash("sha256").update(userId).digest("hex").slice(0, 32)
-        // SpinAndWinService.spin: the nonce claimed, the draw, the spin, then the prize, one transaction.
-        const { segment, prize } = yield* sql.withTransaction(
-          Effect.gen(function* () {
-            const [claimed] = yield* sql<{ clientSeed: string; nonce: number }>`INSERT INTO wheel_client_seeds AS s
-                (user_id, client_seed, next_nonce)
-              VALUES (${userId}, ${fallback}, 1)
-              ON CONFLICT (user_id) DO UPDATE SET next_nonce = s.next_nonce + 1
-              RETURNING client_seed AS "clientSeed", next_nonce - 1 AS nonce`
-            const { clientSeed, nonce } = claimed!
-            const value = drawValue(seed.seed, JSON.stringify([clientSeed, userId, nonce]), total)
-            let end = 0
-            const segment = rows.find((row) => {
-              end += Number(row.weight)
-              return value < end
-            })!
-            const prize = Number(segment.value)
-            const inserted = yield* sql`INSERT INTO spins (id, user_id, round, wheel_version, client_seed, nonce,
-                draw_value, segment_id, prize_type, prize_value, idempotency_key, created_at)
-              VALUES (${spinId}, ${userId}, ${round}, ${first.version}, ${clientSeed}, ${nonce}, ${value},
-                ${segment.segmentId}, ${segment.type}, ${prize}, ${null}, ${at})
-              ON CONFLICT DO NOTHING
-              RETURNING id`
-            if (inserted.length === 0) return yield* Effect.fail(new Refused("already spun"))
-            if (prize === 0) return { segment, prize }
-            if (segment.type === "coin") {
-              yield* post(
-                spinId,
-                "prize",
-                { id: "system:prize-pool:coins", unit: "COIN" },
-                { id: `user:${userId}:coins`, unit: "COIN" },
-                userId,
-                BigInt(prize)
-              )
-            } else {
-              const currency = first.currency
-              yield* post(
-                spinId,
-                "prize",
-                { id: `system:prize-pool:cash:${currency}`, unit: currency },
-                { id: `user:${userId}:cash:${currency}`, unit: currency },
-                userId,
-                BigInt(prize) * 100n
-              )
-            }
-            yield* enqueue(spinId, userId, "SPIN_PRIZE_WON")
-            return { segment, prize }
-          })
-        )
-        const coins = yield* coinBalance(userId)
-        return { segment, prize, spinId, coins, commitment: seed.commitment }
+        // SpinAndWinService.spin: the seed and next nonce read, the draw, then one statement that
+        // takes the nonce, records the spin, posts and announces its prize and reads the coin
+        // balance (SpinRepository.record); drawn again when the nonce was taken meanwhile.
+        for (;;) {
+          const [state] = yield* sql<{ clientSeed: string; nonce: number }>`SELECT client_seed AS "clientSeed",
+              next_nonce AS nonce FROM wheel_client_seeds WHERE user_id = ${userId}`
+          const { clientSeed, nonce } = state ?? { clientSeed: fallback, nonce: 0 }
+          const value = drawValue(seed.seed, JSON.stringify([clientSeed, userId, nonce]), total)
+          let end = 0
+          const segment = rows.find((row) => {
+            end += Number(row.weight)
+            return value < end
+          })!
+          const prize = Number(segment.value)
+          const coinAccount = `user:${userId}:coins`
+          const parts = [
+            sql`claimed AS (
+                UPDATE wheel_client_seeds SET next_nonce = next_nonce + 1
+                WHERE user_id = ${userId} AND client_seed = ${clientSeed} AND next_nonce = ${nonce}::int
+                RETURNING user_id
+              )`,
+            sql`created AS (
+                INSERT INTO wheel_client_seeds (user_id, client_seed, next_nonce)
+                SELECT ${userId}, ${clientSeed}, 1 WHERE ${nonce}::int = 0 AND NOT EXISTS (SELECT 1 FROM claimed)
+                ON CONFLICT (user_id) DO NOTHING
+                RETURNING user_id
+              )`,
+            sql`recorded AS (
+                INSERT INTO spins (id, user_id, round, wheel_version, client_seed, nonce,
+                  draw_value, segment_id, prize_type, prize_value, idempotency_key, created_at)
+                SELECT ${spinId}, taken.user_id, ${round}, ${first.version}, ${clientSeed}, ${nonce}, ${value},
+                  ${segment.segmentId}, ${segment.type}, ${prize}, ${null}, ${at}
+                FROM (SELECT user_id FROM claimed UNION ALL SELECT user_id FROM created) AS taken
+                RETURNING id
+              )`
+          ]
+          if (prize > 0) {
+            const gate = sql`EXISTS (SELECT 1 FROM recorded)`
+            const currency = first.currency
+            parts.push(
+              ...(segment.type === "coin"
+                ? creditParts(
+                    spinId,
+                    "prize",
+                    { id: "system:prize-pool:coins", unit: "COIN" },
+                    { id: coinAccount, unit: "COIN" },
+                    userId,
+                    BigInt(prize),
+                    gate
+                  )
+                : creditParts(
+                    spinId,
+                    "prize",
+                    { id: `system:prize-pool:cash:${currency}`, unit: currency },
+                    { id: `user:${userId}:cash:${currency}`, unit: currency },
+                    userId,
+                    BigInt(prize) * 100n,
+                    gate
+                  )),
+              notifiedPart(spinId, userId, "SPIN_PRIZE_WON")
+            )
+          }
+          const stored = sql`(SELECT balance FROM ledger_accounts WHERE id = ${coinAccount})`
+          const coins =
+            prize > 0 && segment.type === "coin"
+              ? sql`COALESCE((SELECT balance FROM user_accounts WHERE id = ${coinAccount}), ${stored}, 0)`
+              : sql`COALESCE(${stored}, 0)`
+          const [written] = yield* sql<{ recorded: boolean; coins: bigint }>`WITH ${sql.csv(parts)}
+              SELECT EXISTS (SELECT 1 FROM recorded) AS recorded, (${coins})::bigint AS coins`.pipe(
+            Effect.catchIf(violates(["spins_user_round_key", "spins_user_idempotency_key"]), () =>
+              Effect.fail(new Refused("already spun"))
+            )
+          )
+          if (written?.recorded === true) {
+            return { segment, prize, spinId, coins: Number(written.coins), commitment: seed.commitment }
+          }
+        }
       }).pipe(Effect.result)
     )
     if (outcome._tag === "Failure") return refuse(response, outcome.failure)
