@@ -1,6 +1,6 @@
 import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
 import { TokenVerifier } from "@payments-gaming/domain/auth"
-import { Effect, Layer, Redacted } from "effect"
+import { Context, Effect, Layer, Redacted } from "effect"
 import { HttpServerRequest } from "effect/http"
 import { HttpApiMiddleware, HttpApiSecurity } from "effect/http-api"
 import { Unauthorized, unauthorized } from "../ApiErrors.ts"
@@ -30,20 +30,22 @@ export const layer = Layer.effect(
     const verifier = yield* TokenVerifier
     const rateLimit = yield* RateLimit
     return {
-      bearer: (effect, { credential }) =>
-        Effect.gen(function* () {
-          if (Redacted.value(credential).length === 0) {
-            return yield* unauthorized("Missing bearer token")
+      // Plain steps rather than a generator: this runs on every authenticated request (issue 16).
+      bearer: (effect, { credential }) => {
+        if (Redacted.value(credential).length === 0) return Effect.fail(unauthorized("Missing bearer token"))
+        return Effect.withFiber((fiber) => {
+          if (authorizationFields(Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest)) > 1) {
+            return Effect.fail(unauthorized("More than one Authorization header: send exactly one"))
           }
-          if (authorizationFields(yield* HttpServerRequest.HttpServerRequest) > 1) {
-            return yield* unauthorized("More than one Authorization header: send exactly one")
-          }
-          const principal = yield* verifier
-            .verify(credential)
-            .pipe(Effect.mapError((error) => unauthorized(`Invalid bearer token: ${error.reason}`)))
-          // Per user: the verified `sub` is known only here, and every authenticated endpoint passes here.
-          return yield* rateLimit.perUser(principal.userId, Effect.provideService(effect, CurrentUser, principal))
+          return verifier.verify(credential).pipe(
+            Effect.mapError((error) => unauthorized(`Invalid bearer token: ${error.reason}`)),
+            // Per user: the verified `sub` is known only here, and every authenticated endpoint passes here.
+            Effect.flatMap((principal) =>
+              rateLimit.perUser(principal.userId, Effect.provideService(effect, CurrentUser, principal))
+            )
+          )
         })
+      }
     }
   })
 )

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto"
 import { databaseUnavailableIn } from "@payments-gaming/adapters/postgres/DatabaseUnavailable"
-import { Cause, Clock, Duration, Effect, LogLevel, Metric, type Types } from "effect"
+import { Cause, Clock, Context, Duration, Effect, LogLevel, Metric, References, type Types } from "effect"
 import { Headers, HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { Header } from "../Paths.ts"
 import { ResponseTime } from "../ResponseTime.ts"
@@ -205,41 +205,55 @@ export const layer = (routes: RouteTable) =>
       }
       // Counted, timed and logged inside the request's log annotation (one annotation per request).
       // The access line is built only when INFO is on: at WARN a request formats nothing for it.
-      const record = Effect.fnUntraced(function* (
+      // One step of the fiber for all of it, where an Effect per read and per update took ten: it
+      // runs on every request (issue 16). The updates are `Metric.update`'s own, without its wrapping.
+      const record = (
         method: string,
         url: string,
         label: string,
-        status: number,
+        response: HttpServerResponse.HttpServerResponse,
         started: bigint
-      ) {
-        const seconds = Number((yield* Clock.currentTimeNanos) - started) / 1e9
-        const series = seriesOf(method, label, status)
-        yield* Metric.update(series.requests, 1)
-        yield* Metric.update(series.duration, seconds)
-        if (yield* LogLevel.isEnabled("Info")) {
-          yield* Effect.logInfo(`${method} ${logTarget(url)} ${status} ${(seconds * 1000).toFixed(1)}ms`)
-        }
-      })
+      ) =>
+        Effect.withFiber((fiber) => {
+          const seconds = Number(fiber.getRef(Clock.Clock).currentTimeNanosUnsafe() - started) / 1e9
+          const series = seriesOf(method, label, response.status)
+          series.requests.updateUnsafe(1, fiber.context)
+          series.duration.updateUnsafe(seconds, fiber.context)
+          // As LogLevel.isEnabled("Info"): off when the minimum is above INFO.
+          if (LogLevel.isGreaterThan(fiber.getRef(References.MinimumLogLevel), "Info")) return Effect.succeed(response)
+          return Effect.as(
+            Effect.logInfo(`${method} ${logTarget(url)} ${response.status} ${(seconds * 1000).toFixed(1)}ms`),
+            response
+          )
+        })
       return (app) =>
-        Effect.gen(function* () {
-          const request = yield* HttpServerRequest.HttpServerRequest
+        // One step to read the request and the clock (issue 16: this runs on every request).
+        Effect.withFiber((fiber) => {
+          const request = Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest)
           const incoming = request.headers[REQUEST_ID_HEADER]
           const requestId = incoming !== undefined && REQUEST_ID.test(incoming) ? incoming : randomUUID()
-          const started = yield* Clock.currentTimeNanos
+          const started = fiber.getRef(Clock.Clock).currentTimeNanosUnsafe()
           const url = request.url
           // The route's policies (envelope, rate-limit class, metric label): one lookup per request.
           const route = routes.find(request.method, url)
+          const finish = (response: HttpServerResponse.HttpServerResponse) =>
+            record(
+              request.method,
+              url,
+              route.label,
+              HttpServerResponse.setHeader(response, REQUEST_ID_HEADER, requestId),
+              started
+            )
           // Per address, before the body is read; its 429 is enveloped below like any other answer.
-          const response = yield* withDeadline(rateLimit.perIp(route.rateLimit, app)).pipe(
+          return withDeadline(rateLimit.perIp(route.rateLimit, app)).pipe(
             Effect.catchCause(failureResponse),
             Effect.flatMap((response) =>
-              response.status >= 400 ? envelopeError(response, route.envelope, time) : Effect.succeed(response)
+              response.status >= 400
+                ? Effect.flatMap(envelopeError(response, route.envelope, time), finish)
+                : finish(response)
             ),
-            Effect.map(HttpServerResponse.setHeader(REQUEST_ID_HEADER, requestId)),
-            Effect.tap((response) => record(request.method, url, route.label, response.status, started)),
             Effect.annotateLogs({ requestId })
           )
-          return response
           // Every failure is turned into a response above; the router's types expect a middleware to
           // pass unknown errors on, so the (empty) error channel is widened back to `unhandled`.
         }) as Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled, HttpServerRequest.HttpServerRequest>
