@@ -86,7 +86,7 @@ export const spinAndWinWith = <E, R>(random: Layer.Layer<WheelRandom, E, R>) =>
         NodeSeedCrypto.layer,
         random,
         WheelSettingsConfig.layerConfig,
-        // A prize writes its notification in the spin's transaction.
+        // A prize's notification is written in the spin's own statement (SpinRepository.record).
         NotificationOutboxPostgres.layer
       )
     )

@@ -25,8 +25,8 @@ import {
   WheelDefinition,
   WheelRepository
 } from "@payments-gaming/domain/wheel"
-import { BigDecimal, DateTime, Effect, Option, Redacted } from "effect"
-import { SqlClient } from "effect/sql"
+import { BigDecimal, DateTime, Effect, Layer, Option, Redacted } from "effect"
+import { SqlClient, SqlError } from "effect/sql"
 import { TestClock } from "effect/testing"
 import { wheelOnPostgres } from "../support/WheelDatabase.ts"
 
@@ -270,6 +270,47 @@ describe("spin-and-win on PostgreSQL", () => {
           assert.strictEqual(value, outcome.drawValue)
         }
       }).pipe(withTestClock)
+    )
+
+    it.effect("a spin whose write committed but lost its connection is run again and answered as made, once", () =>
+      Effect.gen(function* () {
+        // The first write commits, then its connection is reported lost, as when the server's reply
+        // never arrives; the spin then runs again (UnitOfWork.idempotent), on the live clock.
+        const real = yield* SpinRepository
+        let writes = 0
+        const lost = new SqlError.SqlError({
+          reason: new SqlError.ConnectionError({
+            cause: new Error("reset"),
+            message: "PgConnection: Connection closed",
+            operation: "query"
+          })
+        })
+        const cutAfterCommit = SpinRepository.of({
+          ...real,
+          record: (spin, prize) =>
+            Effect.flatMap(real.record(spin, prize), (result) =>
+              ++writes === 1 ? Effect.die(lost) : Effect.succeed(result)
+            )
+        })
+        const service = yield* Effect.provide(
+          SpinAndWinService,
+          // Fresh: the test layer's own service (on the real store) would be shared otherwise.
+          Layer.fresh(SpinAndWinService.layer).pipe(Layer.provide(Layer.succeed(SpinRepository, cutAfterCommit)))
+        )
+        const { userId, segment } = yield* playerLandingOn("cut-spinner", (s) => s.type === "coin")
+        const outcome = yield* service.spin(userId)
+        // The second run was refused (the first one's spin is there) and answered with that spin.
+        assert.strictEqual(writes, 1)
+        assert.isFalse(outcome.replayed)
+        assert.strictEqual(outcome.segment.id, segment.id)
+        assert.strictEqual(outcome.coinBalance, segment.value)
+        const sql = yield* SqlClient.SqlClient
+        const [row] = yield* sql<{ n: number; id: string }>`SELECT count(*)::int AS n, min(id::text) AS id
+          FROM spins WHERE user_id = ${userId}`
+        assert.deepStrictEqual([row?.n, row?.id], [1, outcome.spinId])
+        assert.strictEqual(yield* movementsOf(userId), 1)
+        assert.strictEqual(Option.getOrThrow(yield* (yield* ClientSeeds).current(userId)).nonce, 1)
+      })
     )
 
     it.effect("round seeds: one per round under concurrency, revealed only once the round is past", () =>

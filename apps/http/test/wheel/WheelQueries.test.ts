@@ -125,9 +125,11 @@ describe("spin-and-win SQL per request", () => {
         for (const part of prize) {
           assert.strictEqual(statements[1]!.includes(part), result.segment.value !== 0, part)
         }
-        // A second spin in the round: the same two, the write refused by the spins' unique key.
+        // A second spin in the round: the same two, the write refused by the spins' unique key, then
+        // the player's spin in the round, to tell a refusal from this spin's own lost-reply retry.
         const refused = yield* statementsOf(Effect.exit(service.spin(user("counted"))))
-        assert.strictEqual(refused.statements.length, 2, refused.statements.join("\n"))
+        assert.strictEqual(refused.statements.length, 3, refused.statements.join("\n"))
+        assert.match(refused.statements[2]!, /FROM spins WHERE round = \$1 AND user_id = \$2/)
         assert.isTrue(Exit.isFailure(refused.result))
         // ...which aborted the whole statement, so the nonce was not taken.
         assert.strictEqual((yield* service.clientSeed(user("counted"))).nonce, 1)

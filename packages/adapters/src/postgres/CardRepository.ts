@@ -132,6 +132,8 @@ export const make = Effect.gen(function* () {
         )
       )
       if (Option.isSome(created)) return created.value
+      // After the statement, so no longer under the holder row's lock: a delete racing in between
+      // can make a duplicate read as a full wallet. Both answers were true a moment apart.
       if (yield* hasActive(userId, card.fingerprint)) return yield* new DuplicateCard()
       return yield* new CardLimitReached({ limit: options.maxActiveCards })
     },

@@ -169,7 +169,8 @@ export const layer = Layer.effect(
         })
       )
 
-    // Untraced: it runs inside every credit, spin and transfer (see BankingService.receive).
+    // Untraced: it runs inside every transfer and replay (credits and spins post through
+    // LedgerWrites.creditParts in their own statement).
     const post = (transaction: LedgerTransaction.LedgerTransaction) => {
       const moves = netByAccount(transaction)
       const debitsUser = moves.some((move) => Account.isUserAccount(move.account) && move.delta < 0n)

@@ -108,8 +108,9 @@ export const layer: Layer.Layer<NotificationOutbox, never, SqlClient.SqlClient> 
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
 
-    // On the credit's path (issue 16): one plain statement, no schema work. The user's active
-    // devices are read inside the credit's transaction, and (event, device) makes it idempotent.
+    // One plain statement, no schema work (the same INSERT a credit's or a spin's own statement
+    // carries: OutboxWrites.ts). The user's active devices are read inside the replay's
+    // transaction, and (event, device) makes it idempotent.
     const enqueue = (event: OutboxEvent) =>
       sql<{ readonly id: string }>`${outboxRows(sql, event)} RETURNING id`.pipe(
         Effect.map((rows) => rows.length),

@@ -49,7 +49,8 @@ const SpinRow = rowSchema(
 
 /**
  * `SpinRepository` on PostgreSQL (table `spins`, migrations `0006_wheel` and `0014_wheel_client_seeds`). It runs on the ambient
- * client, so inside a `UnitOfWork` the spin commits or rolls back with its ledger posting.
+ * client. `record` writes the spin with its nonce, its prize's posting and its notification in one
+ * statement, atomic on its own (below).
  */
 export const make = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
@@ -140,10 +141,14 @@ export const make = Effect.gen(function* () {
       SELECT EXISTS (SELECT 1 FROM recorded) AS recorded, (${coins})::bigint AS coins`
   }
 
-  /** A unique violation of one of the spin's own keys: a second spin in the round, or under one key. */
+  /**
+   * A unique violation of one of the spin's own keys: a second spin in the round, or under one key,
+   * or this very spin again (its id, when a write whose reply was lost is run again: the service
+   * then finds it in the round and answers it).
+   */
+  const SPIN_KEYS = new Set(["spins_user_round_key", "spins_user_idempotency_key", "spins_pkey"])
   const isAlreadySpun = (error: SqlError.SqlError) =>
-    error.reason._tag === "UniqueViolation" &&
-    (error.reason.constraint === "spins_user_round_key" || error.reason.constraint === "spins_user_idempotency_key")
+    error.reason._tag === "UniqueViolation" && SPIN_KEYS.has(error.reason.constraint)
 
   const record = Effect.fnUntraced(
     function* (spin: Spin, prize?: NotifiedPosting) {

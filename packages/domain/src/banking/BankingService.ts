@@ -53,7 +53,8 @@ export class BankingService extends Context.Service<
   {
     /**
      * Takes a verified delivery: unreadable bodies are dead-lettered and fail with
-     * `MalformedWebhook`; anything else is stored and applied in one unit of work. A redelivery
+     * `MalformedWebhook`; anything else is stored and applied atomically (a credit in one store, a
+     * transfer in one unit of work). A redelivery
      * of a stored event changes nothing: when it agrees with the event on the money-relevant
      * fields it is not stored (`outcome: "duplicate"`); when it does not, it is stored as a
      * `conflict` event, logged at warning level and counted in `webhook_conflicts_total`.

@@ -29,7 +29,9 @@ export interface Discrepancy {
 
 /**
  * The double-entry ledger. Every method runs inside the caller's unit of work when there is one
- * (`UnitOfWork.transaction`), so a credit commits or rolls back together with whatever caused it.
+ * (`UnitOfWork.transaction`), so a posting commits or rolls back together with whatever caused it.
+ * A credit's or a spin's posting is written by the store of its cause instead, in the same
+ * statement (`NotifiedPosting`), under the same rules.
  */
 export class Ledger extends Context.Service<
   Ledger,

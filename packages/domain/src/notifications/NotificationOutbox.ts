@@ -10,9 +10,10 @@ import type {
 } from "./Model.ts"
 
 /**
- * Where notifications wait between the unit of work that decided them and their delivery. Every
- * method runs inside the caller's unit of work when there is one; `enqueue` must: it is called from
- * the transaction that credits the money, so the notification commits or rolls back with it.
+ * Where notifications wait between the write that decided them and their delivery. Every method
+ * runs inside the caller's unit of work when there is one; `enqueue` must: it is called from the
+ * transaction that credits the money (a replay's), so the notification commits or rolls back with
+ * it. A credit or a spin writes its notification with its posting instead (`NotifiedPosting`).
  */
 export class NotificationOutbox extends Context.Service<
   NotificationOutbox,

@@ -1,7 +1,7 @@
 import { BigDecimal, Context, DateTime, Effect, Layer, Option, Redacted, Result } from "effect"
 import { Hex } from "effect/encoding"
 import type { UserId } from "../auth/Model.ts"
-import { Ledger, Movements } from "../ledger/index.ts"
+import { Ledger, Movements, UnitOfWork } from "../ledger/index.ts"
 import { NotificationOutbox, type NotifiedPosting, spinPrizeNotification } from "../notifications/index.ts"
 import { type ClientSeed, defaultClientSeed } from "./ClientSeed.ts"
 import { ClientSeeds } from "./ClientSeeds.ts"
@@ -21,13 +21,13 @@ import { WheelRandom } from "./WheelRandom.ts"
 import { WheelRepository } from "./WheelRepository.ts"
 import { WheelSettings } from "./WheelSettings.ts"
 
-/** Spins of a round listed per call unless the caller asks otherwise (CONTRACT §2 paging). */
-
 /**
  * Draws of one spin before it gives up: a spin is drawn again only when the player's own concurrent
  * spin or seed change took its nonce, and the attempt after that meets AlreadySpun or the new seed.
  */
 const MAX_SPIN_ATTEMPTS = 10
+
+/** Spins of a round listed per call unless the caller asks otherwise (CONTRACT §2 paging). */
 export const DEFAULT_SPIN_PAGE: SpinPage = { limit: 50, offset: 0 }
 
 export interface RoundAuditOptions {
@@ -80,7 +80,7 @@ export class SpinAndWinService extends Context.Service<
 >()("@payments-gaming/domain/wheel/SpinAndWinService") {
   /**
    * Needs `WheelRepository`, `SpinRepository`, `RoundSeeds`, `ClientSeeds`, `WheelRandom`,
-   * `SeedCrypto`, `WheelSettings` and `Ledger`; time comes from `Clock`. It reads the active wheel
+   * `SeedCrypto`, `WheelSettings`, `Ledger` and `UnitOfWork`; time comes from `Clock`. It reads the active wheel
    * and the round's seed on every request: put `layerWheelCaches` (WheelCaches.ts) in front of the
    * stores so that most requests read neither.
    */
@@ -95,8 +95,10 @@ export class SpinAndWinService extends Context.Service<
       const crypto = yield* SeedCrypto
       const settings = yield* WheelSettings
       const ledger = yield* Ledger
+      const unitOfWork = yield* UnitOfWork
       // Optional, so wheels built without an outbox (other services, tests) still build; they
-      // announce no prizes.
+      // announce no prizes. Only whether a notification is built hangs on it: the spin's store
+      // writes the outbox row itself, in the spin's statement.
       const notifies = Option.isSome(yield* Effect.serviceOption(NotificationOutbox))
 
       // The migration seeds the default wheel in NGN. While nobody has edited it, it follows
@@ -261,32 +263,50 @@ export class SpinAndWinService extends Context.Service<
         // player's next ones (the store checks and takes the nonce in its one write, which needs no
         // transaction), else drawn again. Only the player's own concurrent spins or seed changes make
         // a spin stale, and the next attempt then meets AlreadySpun or the new seed.
-        for (let attempt = 1; ; attempt++) {
-          const { spin, segment } = yield* draw(userId, fallback, wheel, seed, { spinId, round, at }, idempotencyKey)
-          // One write: the nonce, the spin, its prize's posting and the prize's notification (issue 16).
-          const recorded = yield* spins.record(spin, yield* prizeOf(spin, wheel))
-          if (recorded._tag === "Stale") {
-            if (attempt < MAX_SPIN_ATTEMPTS) continue
-            return yield* Effect.die(
-              new Error(`spin of ${userId}: its client seed or nonce was taken ${attempt} times`)
+        const drawAndRecord = Effect.gen(function* () {
+          for (let attempt = 1; ; attempt++) {
+            const drawn = yield* draw(userId, fallback, wheel, seed, { spinId, round, at }, idempotencyKey)
+            // One write: the nonce, the spin, its prize's posting and the prize's notification (issue 16).
+            const recorded = yield* spins.record(drawn.spin, yield* prizeOf(drawn.spin, wheel))
+            if (recorded._tag === "Recorded") return { ...drawn, coins: recorded.coins }
+            if (attempt === MAX_SPIN_ATTEMPTS) {
+              return yield* Effect.die(
+                new Error(`spin of ${userId}: its client seed or nonce was taken ${attempt} times`)
+              )
+            }
+          }
+        })
+        // Run again when its connection is lost, committed or not (`UnitOfWork.idempotent`): the spin
+        // id is drawn once, above, so a first run that did commit is this spin, found in the round
+        // when the second run is refused as AlreadySpun, and answered as made.
+        const written = yield* unitOfWork
+          .idempotent(drawAndRecord)
+          .pipe(
+            Effect.catchTag("AlreadySpun", (refused) =>
+              Effect.flatMap(spins.listRound(round, { limit: 1, offset: 0 }, userId), ([mine]) =>
+                mine !== undefined && mine.spinId === spinId
+                  ? Effect.map(replay(mine), (outcome) => ({ recovered: { ...outcome, replayed: false } }))
+                  : Effect.fail(refused)
+              )
             )
-          }
-          yield* Effect.logInfo("Wheel spun").pipe(Effect.annotateLogs({ spinId, round, segmentId: segment.id }))
-          const outcome: SpinOutcome = {
-            segment: toPublicSegment(segment),
-            coinBalance: yield* asCoinBalance(userId, recorded.coins),
-            expiresIn,
-            spinId,
-            round,
-            clientSeed: spin.clientSeed,
-            nonce: spin.nonce,
-            drawValue: spin.drawValue,
-            wheelVersion: wheel.version,
-            commitment: seed.commitment,
-            replayed: false
-          }
-          return outcome
+          )
+        if ("recovered" in written) return written.recovered
+        const { spin, segment, coins } = written
+        yield* Effect.logInfo("Wheel spun").pipe(Effect.annotateLogs({ spinId, round, segmentId: segment.id }))
+        const outcome: SpinOutcome = {
+          segment: toPublicSegment(segment),
+          coinBalance: yield* asCoinBalance(userId, coins),
+          expiresIn,
+          spinId,
+          round,
+          clientSeed: spin.clientSeed,
+          nonce: spin.nonce,
+          drawValue: spin.drawValue,
+          wheelVersion: wheel.version,
+          commitment: seed.commitment,
+          replayed: false
         }
+        return outcome
       })
 
       const spin = Effect.fnUntraced(function* (userId: UserId, idempotencyKey?: IdempotencyKey | undefined) {

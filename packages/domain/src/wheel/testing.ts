@@ -277,7 +277,7 @@ export interface MemoryOptions {
 
 /**
  * Every port of the wheel in memory, on the in-memory ledger and unit of work (one shared
- * `MemoryDatabase`, so a failed unit of work rolls back spins and postings together).
+ * `MemoryDatabase`, so a failed spin write rolls back its nonce, spin and posting together).
  */
 export const layerMemoryPorts = (
   options: MemoryOptions = {}
