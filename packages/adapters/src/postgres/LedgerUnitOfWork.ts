@@ -25,7 +25,7 @@ import { lostConnectionIn } from "./DatabaseUnavailable.ts"
  * one shares the outer connection, which is dead, so its failure goes up to the outer unit, which
  * runs the whole transaction again.
  *
- * `idempotent` units (a webhook credit: its event, posting and notification are one statement) run
+ * `idempotent` units (a webhook credit, a spin: each writes in one statement, keyed) run
  * without a transaction, so there is no COMMIT to lose: whatever the lost statement did, the unit
  * is run once more, and a write that did commit comes back as a duplicate of itself.
  */

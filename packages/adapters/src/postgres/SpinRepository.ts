@@ -16,8 +16,7 @@ import {
 } from "@payments-gaming/domain/wheel"
 import { DateTime, Effect, Layer, Schema, SchemaTransformation } from "effect"
 import { SqlClient, SqlError, SqlSchema, type Statement } from "effect/sql"
-import { creditParts } from "./LedgerWrites.ts"
-import { outboxRows } from "./OutboxWrites.ts"
+import { notifiedPostingParts } from "./NotifiedPostingWrites.ts"
 import { rowSchema } from "./RowSchema.ts"
 
 const NumberFromBigInt = Schema.BigInt.pipe(
@@ -96,8 +95,8 @@ export const make = Effect.gen(function* () {
    * - `recorded` inserts the spin from what was taken: nothing when stale. It has no ON CONFLICT: a second
    *   spin in the round, or a second spin under one idempotency key, is a unique violation that
    *   aborts the whole statement, the nonce advance with it, and is answered AlreadySpun.
-   * - the prize's posting (`LedgerWrites.creditParts`) is gated on `recorded`, its notification on the
-   *   posting's key row (`OutboxWrites.outboxRows`).
+   * - the prize's posting and notification (`NotifiedPostingWrites.notifiedPostingParts`) are gated
+   *   on `recorded`.
    * - `coins` is the player's coin balance with the prize: the posting's new balance of the coin
    *   account when the prize is coins, else the balance as the statement found it.
    */
@@ -127,12 +126,7 @@ export const make = Effect.gen(function* () {
         )`
     ]
     const postsCoins = prize?.transaction.postings.some((posting) => posting.account.id === coinAccount) === true
-    if (prize !== undefined) {
-      parts.push(...creditParts(sql, prize.transaction, sql`EXISTS (SELECT 1 FROM recorded)`))
-      if (prize.notification !== undefined) {
-        parts.push(sql`notified AS (${outboxRows(sql, prize.notification, sql`EXISTS (SELECT 1 FROM tx)`)})`)
-      }
-    }
+    if (prize !== undefined) parts.push(...notifiedPostingParts(sql, prize, sql`EXISTS (SELECT 1 FROM recorded)`))
     const stored = sql`(SELECT balance FROM ledger_accounts WHERE id = ${coinAccount})`
     const coins = postsCoins
       ? sql`COALESCE((SELECT balance FROM user_accounts WHERE id = ${coinAccount}), ${stored}, 0)`

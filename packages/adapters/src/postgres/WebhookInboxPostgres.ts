@@ -11,8 +11,7 @@ import {
 import type { NotifiedPosting } from "@payments-gaming/domain/notifications"
 import { Effect, Layer, Option, Schema } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"
-import { creditParts } from "./LedgerWrites.ts"
-import { outboxRows } from "./OutboxWrites.ts"
+import { notifiedPostingParts } from "./NotifiedPostingWrites.ts"
 import { rowSchema } from "./RowSchema.ts"
 
 const HeaderColumns = Schema.Struct({
@@ -114,11 +113,8 @@ export const layer = Layer.effect(
     const insertWithPosting = (event: NewWebhookEvent, settled: SettledOutcome, posting: NotifiedPosting) => {
       const parts = [
         sql`event AS (${insertEvent(event, settled)})`,
-        ...creditParts(sql, posting.transaction, sql`EXISTS (SELECT 1 FROM event)`)
+        ...notifiedPostingParts(sql, posting, sql`EXISTS (SELECT 1 FROM event)`)
       ]
-      if (posting.notification !== undefined) {
-        parts.push(sql`notified AS (${outboxRows(sql, posting.notification, sql`EXISTS (SELECT 1 FROM tx)`)})`)
-      }
       return sql<InsertedId & { readonly posted: boolean }>`WITH ${sql.csv(parts)}
         SELECT id, EXISTS (SELECT 1 FROM tx) AS posted FROM event`
     }

@@ -11,7 +11,7 @@ import {
 import { isCurrency, Money } from "../money/index.ts"
 import { depositNotification } from "../notifications/Hooks.ts"
 import { NotificationOutbox } from "../notifications/NotificationOutbox.ts"
-import type { NotifiedPosting } from "../notifications/NotifiedPosting.ts"
+import { type NotifiedPosting, postNotified } from "../notifications/NotifiedPosting.ts"
 import { DeadLetters } from "./DeadLetters.ts"
 import {
   InvalidAmount,
@@ -162,12 +162,10 @@ function makeBankingService() {
     const alreadyCredited: Applied = { outcome: "processed", reason: "already credited" }
 
     /** A deposit's posting and notification for an event stored already (a replay), in its unit of work. */
-    const postNotified = Effect.fnUntraced(function* ({ transaction, notification }: NotifiedPosting) {
-      const posted = yield* postCredit(transaction)
-      if (!posted.created) return alreadyCredited
-      if (notification !== undefined) yield* outbox.enqueue(notification)
-      return { outcome: "processed", reason: null } satisfies Applied
-    })
+    const postDeposit = (posting: NotifiedPosting): Effect.Effect<Applied> =>
+      Effect.map(postNotified(ledger, outbox, posting), (created) =>
+        created ? { outcome: "processed", reason: null } : alreadyCredited
+      )
 
     const settled = (applied: Applied): Plan => ({ settled: applied })
 
@@ -247,7 +245,7 @@ function makeBankingService() {
     /** Plans and acts at once: for a replay, whose event is stored already. */
     const apply = (event: DecodedWebhook): Effect.Effect<Applied> =>
       Effect.flatMap(plan(event), (planned) =>
-        planned.posting !== undefined ? postNotified(planned.posting) : (planned.act ?? Effect.succeed(planned.settled))
+        planned.posting !== undefined ? postDeposit(planned.posting) : (planned.act ?? Effect.succeed(planned.settled))
       )
 
     // Run inside the delivery's unit of work, when it needs one (see `receive`).

@@ -2,6 +2,7 @@ import { Effect, Layer, Option } from "effect"
 import { Ledger } from "../ledger/Ledger.ts"
 import { layerMemory as layerMemoryLedger, MemoryDatabase } from "../ledger/testing.ts"
 import { NotificationOutbox } from "../notifications/NotificationOutbox.ts"
+import { postNotified } from "../notifications/NotifiedPosting.ts"
 import { layerMemoryOutbox } from "../notifications/testing.ts"
 import { BankingService } from "./BankingService.ts"
 import { DeadLetters } from "./DeadLetters.ts"
@@ -83,9 +84,8 @@ export const layerMemoryWebhookInbox = Layer.effect(
             events.set(event.id, { event, sequence })
             byKey.set(`${input.kind}:${input.reference}`, event.id)
             if (posting === undefined) return { _tag: "Stored" as const, event, posted: false }
-            const posted = yield* ledger.post(posting.transaction).pipe(Effect.orDie)
-            if (posted.created && posting.notification !== undefined) yield* outbox.enqueue(posting.notification)
-            return { _tag: "Stored" as const, event, posted: posted.created }
+            const posted = yield* postNotified(ledger, outbox, posting)
+            return { _tag: "Stored" as const, event, posted }
           })
         ),
       storeConflict: (input, reason, processedAt) =>

@@ -276,37 +276,38 @@ export class SpinAndWinService extends Context.Service<
             }
           }
         })
+        /** The answer to the spin just recorded, with the coin balance its write read. */
+        const answer = ({ spin, segment, coins }: { spin: Spin; segment: Segment; coins: bigint }) =>
+          Effect.gen(function* () {
+            yield* Effect.logInfo("Wheel spun").pipe(Effect.annotateLogs({ spinId, round, segmentId: segment.id }))
+            const outcome: SpinOutcome = {
+              segment: toPublicSegment(segment),
+              coinBalance: yield* asCoinBalance(userId, coins),
+              expiresIn,
+              spinId,
+              round,
+              clientSeed: spin.clientSeed,
+              nonce: spin.nonce,
+              drawValue: spin.drawValue,
+              wheelVersion: wheel.version,
+              commitment: seed.commitment,
+              replayed: false
+            }
+            return outcome
+          })
         // Run again when its connection is lost, committed or not (`UnitOfWork.idempotent`): the spin
         // id is drawn once, above, so a first run that did commit is this spin, found in the round
         // when the second run is refused as AlreadySpun, and answered as made.
-        const written = yield* unitOfWork
-          .idempotent(drawAndRecord)
-          .pipe(
-            Effect.catchTag("AlreadySpun", (refused) =>
-              Effect.flatMap(spins.listRound(round, { limit: 1, offset: 0 }, userId), ([mine]) =>
-                mine !== undefined && mine.spinId === spinId
-                  ? Effect.map(replay(mine), (outcome) => ({ recovered: { ...outcome, replayed: false } }))
-                  : Effect.fail(refused)
-              )
+        return yield* unitOfWork.idempotent(drawAndRecord).pipe(
+          Effect.flatMap(answer),
+          Effect.catchTag("AlreadySpun", (refused) =>
+            Effect.flatMap(spins.listRound(round, { limit: 1, offset: 0 }, userId), ([mine]) =>
+              mine !== undefined && mine.spinId === spinId
+                ? Effect.map(replay(mine), (outcome): SpinOutcome => ({ ...outcome, replayed: false }))
+                : Effect.fail(refused)
             )
           )
-        if ("recovered" in written) return written.recovered
-        const { spin, segment, coins } = written
-        yield* Effect.logInfo("Wheel spun").pipe(Effect.annotateLogs({ spinId, round, segmentId: segment.id }))
-        const outcome: SpinOutcome = {
-          segment: toPublicSegment(segment),
-          coinBalance: yield* asCoinBalance(userId, coins),
-          expiresIn,
-          spinId,
-          round,
-          clientSeed: spin.clientSeed,
-          nonce: spin.nonce,
-          drawValue: spin.drawValue,
-          wheelVersion: wheel.version,
-          commitment: seed.commitment,
-          replayed: false
-        }
-        return outcome
+        )
       })
 
       const spin = Effect.fnUntraced(function* (userId: UserId, idempotencyKey?: IdempotencyKey | undefined) {

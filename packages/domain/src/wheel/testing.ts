@@ -5,7 +5,7 @@ import { Ledger, type UnitOfWork } from "../ledger/index.ts"
 import { layerMemory as layerMemoryLedger, MemoryDatabase } from "../ledger/testing.ts"
 import type { Currency } from "../money/index.ts"
 import { NotificationOutbox } from "../notifications/NotificationOutbox.ts"
-import type { NotifiedPosting } from "../notifications/NotifiedPosting.ts"
+import { type NotifiedPosting, postNotified } from "../notifications/NotifiedPosting.ts"
 import { utf8Bytes } from "../push/Utf8.ts"
 import { ClientSeeds } from "./ClientSeeds.ts"
 import { defaultWheel } from "./DefaultWheel.ts"
@@ -83,16 +83,9 @@ export const layerMemorySpinRepository: Layer.Layer<SpinRepository, never, Memor
   Effect.gen(function* () {
     const db = yield* MemoryDatabase
     const ledger = yield* Ledger
-    const outbox = yield* Effect.serviceOption(NotificationOutbox)
+    const outbox = Option.getOrUndefined(yield* Effect.serviceOption(NotificationOutbox))
     const rows = db.table<Spin>("wheel.spins")
     const seeds = db.table<ClientSeedState>(CLIENT_SEEDS_TABLE)
-
-    const post = (prize: NotifiedPosting) =>
-      Effect.flatMap(Effect.orDie(ledger.post(prize.transaction)), (posted) =>
-        posted.created && prize.notification !== undefined && Option.isSome(outbox)
-          ? Effect.asVoid(outbox.value.enqueue(prize.notification))
-          : Effect.void
-      )
 
     // The nonce is taken first and the spin refused after, as in SQL: a stale spin is not checked for
     // uniqueness, and a refused one gives its nonce back with the transaction.
@@ -128,7 +121,7 @@ export const layerMemorySpinRepository: Layer.Layer<SpinRepository, never, Memor
         Effect.gen(function* () {
           if (!(yield* takeNonce(spin))) return { _tag: "Stale" as const }
           yield* insert(spin)
-          if (prize !== undefined) yield* post(prize)
+          if (prize !== undefined) yield* postNotified(ledger, outbox, prize)
           const { coins } = yield* ledger.balances(spin.userId)
           return { _tag: "Recorded" as const, coins }
         })
