@@ -290,22 +290,30 @@ export async function startPlain(port: number, http: Http) {
     await run(
       // BankingService.receive: find the account (cached) and decide, then one statement stores the
       // event with its outcome, posts when it was new and notifies when the posting was
-      // (WebhookInbox.store with its NotifiedPosting); no transaction. The outcome is corrected only
-      // for a deposit already credited.
+      // (WebhookInbox.store with its NotifiedPosting); no transaction. A deposit the ledger held
+      // already is stored "already credited" by that statement (corrected after it only when a post
+      // of the same deposit raced it).
       Effect.gen(function* () {
         const account = yield* linkOf(accountNumber)
         const matched = account !== undefined && account.currency === data.currency && minor > 0n
         const outcome = matched ? "processed" : "unmatched"
         const reason = matched ? null : `no virtual account ${accountNumber}`
+        const heldOrNot = matched
+          ? sql`SELECT CASE WHEN ledger.holds THEN 'already credited' ELSE ${reason} END
+              FROM (SELECT EXISTS (SELECT 1 FROM ledger_transactions
+                WHERE idempotency_key = ${`${kind}:${reference}`}) AS holds) AS ledger`
+          : sql`VALUES (${reason})`
         const event = sql`INSERT INTO webhook_events
               (kind, reference, dedup_key, raw_body, signature, received_at, outcome, reason, processed_at)
-            VALUES (${kind}, ${reference}, ${`${kind}:${reference}`}, ${new Uint8Array(raw)}, ${given ?? ""},
-              ${receivedAt}, ${outcome}, ${reason}, ${new Date()})
+            SELECT ${kind}, ${reference}, ${`${kind}:${reference}`}, ${new Uint8Array(raw)}, ${given ?? ""},
+              ${receivedAt}, ${outcome}, stored.reason, ${new Date()}
+            FROM (${heldOrNot}) AS stored (reason)
             ON CONFLICT (kind, reference) WHERE outcome <> 'conflict' DO NOTHING
-            RETURNING id`
+            RETURNING id, reason`
+        type Row = { id: string; reason: string | null; posted: boolean }
         const [stored] = !matched
-          ? yield* sql<{ id: string; posted: boolean }>`${event}, false AS posted`
-          : yield* sql<{ id: string; posted: boolean }>`WITH ${sql.csv([
+          ? yield* sql<Row>`${event}, false AS posted`
+          : yield* sql<Row>`WITH ${sql.csv([
               sql`event AS (${event})`,
               ...creditParts(
                 `${kind}:${reference}`,
@@ -317,13 +325,13 @@ export async function startPlain(port: number, http: Http) {
                 sql`EXISTS (SELECT 1 FROM event)`
               ),
               notifiedPart(`${kind}:${reference}`, account.userId, "DEPOSIT_RECEIVED")
-            ])} SELECT id, EXISTS (SELECT 1 FROM tx) AS posted FROM event`
+            ])} SELECT id, reason, EXISTS (SELECT 1 FROM tx) AS posted FROM event`
         if (stored === undefined) {
           yield* sql`SELECT * FROM webhook_events
               WHERE kind = ${kind} AND reference = ${reference} AND outcome <> 'conflict'`
           return
         }
-        if (matched && !stored.posted) {
+        if (matched && !stored.posted && stored.reason !== "already credited") {
           yield* sql`UPDATE webhook_events SET reason = 'already credited' WHERE id = ${stored.id}::uuid`
         }
       })

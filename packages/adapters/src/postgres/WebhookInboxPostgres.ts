@@ -1,5 +1,6 @@
 import {
   EventKind,
+  type HeldOutcome,
   type ListingPosition,
   type NewWebhookEvent,
   Outcome,
@@ -10,7 +11,7 @@ import {
 } from "@payments-gaming/domain/banking"
 import type { NotifiedPosting } from "@payments-gaming/domain/notifications"
 import { Effect, Layer, Option, Schema } from "effect"
-import { SqlClient, SqlSchema } from "effect/sql"
+import { SqlClient, SqlSchema, type Statement } from "effect/sql"
 import { notifiedPostingParts } from "./NotifiedPostingWrites.ts"
 import { rowSchema } from "./RowSchema.ts"
 
@@ -59,9 +60,15 @@ const WebhookEventRow = rowSchema(
 
 const IdRow = Schema.Struct({ id: Schema.String })
 
-/** What the delivery's INSERT returns: the uuid PostgreSQL generated for the new row. */
-interface InsertedId {
+/**
+ * What the delivery's INSERT returns: the uuid PostgreSQL generated for the new row, the outcome
+ * it stored, and whether the event's posting was written.
+ */
+interface InsertedRow {
   readonly id: string
+  readonly outcome: SettledOutcome["outcome"]
+  readonly reason: string | null
+  readonly posted: boolean
 }
 
 const NewEvent = Schema.Struct({
@@ -90,18 +97,21 @@ export const layer = Layer.effect(
 
     // Runs once per delivery, so it is a plain statement rather than a `SqlSchema` query: the event
     // is a `NewWebhookEvent` the domain built, whose fields encode to themselves (a request encoding
-    // checked six fields and copied them for nothing), and the one column returned is the uuid
-    // PostgreSQL just generated. The rarer statements below keep their schemas.
-    const insertEvent = (event: NewWebhookEvent, settled: SettledOutcome) =>
+    // checked six fields and copied them for nothing), and the columns returned are the uuid
+    // PostgreSQL just generated and the outcome it stored. The rarer statements below keep their
+    // schemas.
+    const insertEvent = (event: NewWebhookEvent, settled: SettledOutcome, stored: Statement.Fragment) =>
       sql`INSERT INTO webhook_events
             (kind, reference, dedup_key, raw_body, signature, received_at, outcome, reason, processed_at)
-          VALUES (${event.kind}, ${event.reference}, ${event.dedupKey}, ${event.rawBody}, ${event.signature},
-            ${event.receivedAt}, ${settled.outcome}, ${settled.reason}, ${settled.processedAt})
+          SELECT ${event.kind}, ${event.reference}, ${event.dedupKey}, ${event.rawBody}, ${event.signature},
+            ${event.receivedAt}, stored.outcome, stored.reason, ${settled.processedAt}
+          FROM (${stored}) AS stored (outcome, reason)
           ON CONFLICT (kind, reference) WHERE outcome <> 'conflict' DO NOTHING
-          RETURNING id`
+          RETURNING id, outcome, reason`
 
     const insert = (event: NewWebhookEvent, settled: SettledOutcome) =>
-      sql<InsertedId & { readonly posted: boolean }>`${insertEvent(event, settled)}, false AS posted`
+      sql<InsertedRow>`${insertEvent(event, settled, sql`VALUES (${settled.outcome}, ${settled.reason})`)},
+        false AS posted`
 
     /**
      * The event, its posting and the posting's notification in one statement, atomic on its own: the
@@ -109,14 +119,31 @@ export const layer = Layer.effect(
      * the posting's key row being new (a deposit the ledger held already is not announced again).
      * The concurrency argument is the single INSERT's: of concurrent deliveries of one event exactly
      * one inserts it, the others wait on the unique index and insert nothing, posting included.
+     *
+     * The event's outcome is `held` when the ledger already has the posting's key, read in the same
+     * statement. A post of that key committing while this statement runs is seen by the posting's
+     * INSERT (which waits for it) but not by that read: `posted` is then false with `settled`
+     * stored, and the caller corrects it (`WebhookInbox.store`).
      */
-    const insertWithPosting = (event: NewWebhookEvent, settled: SettledOutcome, posting: NotifiedPosting) => {
+    const insertWithPosting = (
+      event: NewWebhookEvent,
+      settled: SettledOutcome,
+      posting: NotifiedPosting,
+      held: HeldOutcome | undefined
+    ) => {
+      const stored =
+        held === undefined
+          ? sql`VALUES (${settled.outcome}, ${settled.reason})`
+          : sql`SELECT CASE WHEN ledger.holds THEN ${held.outcome} ELSE ${settled.outcome} END,
+                CASE WHEN ledger.holds THEN ${held.reason} ELSE ${settled.reason} END
+              FROM (SELECT EXISTS (SELECT 1 FROM ledger_transactions
+                WHERE idempotency_key = ${posting.transaction.key}) AS holds) AS ledger`
       const parts = [
-        sql`event AS (${insertEvent(event, settled)})`,
+        sql`event AS (${insertEvent(event, settled, stored)})`,
         ...notifiedPostingParts(sql, posting, sql`EXISTS (SELECT 1 FROM event)`)
       ]
-      return sql<InsertedId & { readonly posted: boolean }>`WITH ${sql.csv(parts)}
-        SELECT id, EXISTS (SELECT 1 FROM tx) AS posted FROM event`
+      return sql<InsertedRow>`WITH ${sql.csv(parts)}
+        SELECT id, outcome, reason, EXISTS (SELECT 1 FROM tx) AS posted FROM event`
     }
 
     const findLive = SqlSchema.findOneOption({
@@ -188,11 +215,12 @@ export const layer = Layer.effect(
     const store = Effect.fnUntraced(function* (
       event: NewWebhookEvent,
       settled: SettledOutcome,
-      posting?: NotifiedPosting
+      posting?: NotifiedPosting,
+      held?: HeldOutcome
     ) {
       const [inserted] = yield* posting === undefined
         ? insert(event, settled)
-        : insertWithPosting(event, settled, posting)
+        : insertWithPosting(event, settled, posting, held)
       if (inserted !== undefined) {
         const created: WebhookEvent = {
           id: inserted.id,
@@ -202,8 +230,8 @@ export const layer = Layer.effect(
           rawBody: event.rawBody,
           signature: event.signature,
           receivedAt: event.receivedAt,
-          outcome: settled.outcome,
-          reason: settled.reason,
+          outcome: inserted.outcome,
+          reason: inserted.reason,
           processedAt: settled.processedAt
         }
         return { _tag: "Stored" as const, event: created, posted: inserted.posted }

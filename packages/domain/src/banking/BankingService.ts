@@ -258,12 +258,15 @@ function makeBankingService() {
       // rare; its transfer, when it names one, stays locked to the end of the unit, as before.
       const planned = yield* plan(event)
       const processedAt = yield* now
-      const stored = yield* inbox.store(incoming, { ...planned.settled, processedAt }, planned.posting)
+      const stored = yield* inbox.store(incoming, { ...planned.settled, processedAt }, planned.posting, alreadyCredited)
       const base = { eventId: stored.event.id, kind: event.kind, reference: event.reference }
       if (stored._tag === "Stored") {
         if (planned.posting !== undefined && !stored.posted) {
-          // The ledger held this deposit before its event was stored; the event says so.
-          yield* inbox.markOutcome(stored.event.id, alreadyCredited.outcome, alreadyCredited.reason, processedAt)
+          // The ledger held this deposit before its event was stored; the store wrote that with the
+          // event. Only a post of the same deposit racing the store leaves it to be said here.
+          if (stored.event.reason !== alreadyCredited.reason) {
+            yield* inbox.markOutcome(stored.event.id, alreadyCredited.outcome, alreadyCredited.reason, processedAt)
+          }
           return { result: { ...base, ...alreadyCredited }, conflict: null }
         }
         if (planned.act === undefined) return { result: { ...base, ...planned.settled }, conflict: null }

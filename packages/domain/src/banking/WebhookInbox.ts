@@ -10,6 +10,9 @@ export interface SettledOutcome {
   readonly processedAt: Date
 }
 
+/** What an event says when its posting was in the ledger before it (see `WebhookInbox.store`). */
+export type HeldOutcome = Pick<SettledOutcome, "outcome" | "reason">
+
 export type StoreResult =
   /** `posted`: the event's posting was given and its ledger transaction is new. */
   | { readonly _tag: "Stored"; readonly event: WebhookEvent; readonly posted: boolean }
@@ -33,9 +36,18 @@ export class WebhookInbox extends Context.Service<
      * outcome), or reports the one already stored under its key (never a `conflict` event), writing
      * nothing. With a `posting` (a deposit's credit), the event, the posting and its notification
      * are written atomically, on their own or inside the caller's unit of work: the posting only
-     * when the event is new, the notification only when the posting is.
+     * when the event is new, the notification only when the posting is. `held` is the outcome
+     * stored instead when the ledger holds the posting's transaction already (a deposit credited
+     * before its event was stored), decided in the same write, so the event never reads otherwise.
+     * Under a concurrent post of the same transaction the store may still write `outcome` with
+     * `posted: false`; the returned event says which was stored.
      */
-    store(event: NewWebhookEvent, outcome: SettledOutcome, posting?: NotifiedPosting): Effect.Effect<StoreResult>
+    store(
+      event: NewWebhookEvent,
+      outcome: SettledOutcome,
+      posting?: NotifiedPosting,
+      held?: HeldOutcome
+    ): Effect.Effect<StoreResult>
     /** Stores a redelivery that disagrees with the event of its key, final as `conflict`. */
     storeConflict(event: NewWebhookEvent, reason: string, processedAt: Date): Effect.Effect<WebhookEvent>
     find(id: string): Effect.Effect<Option.Option<WebhookEvent>>

@@ -68,7 +68,7 @@ export const layerMemoryWebhookInbox = Layer.effect(
 
     return WebhookInbox.of({
       // The event, its posting and its notification in one memory transaction, as PostgreSQL's one statement.
-      store: (input, settled, posting) =>
+      store: (input, settled, posting, held) =>
         db.transaction(
           Effect.gen(function* () {
             const existing = byKey.get(`${input.kind}:${input.reference}`)
@@ -85,7 +85,10 @@ export const layerMemoryWebhookInbox = Layer.effect(
             byKey.set(`${input.kind}:${input.reference}`, event.id)
             if (posting === undefined) return { _tag: "Stored" as const, event, posted: false }
             const posted = yield* postNotified(ledger, outbox, posting)
-            return { _tag: "Stored" as const, event, posted }
+            if (posted || held === undefined) return { _tag: "Stored" as const, event, posted }
+            const heldEvent: WebhookEvent = { ...event, ...held }
+            events.set(event.id, { event: heldEvent, sequence })
+            return { _tag: "Stored" as const, event: heldEvent, posted }
           })
         ),
       storeConflict: (input, reason, processedAt) =>

@@ -109,6 +109,44 @@ export const bankingContract = (it: It) => {
     })
   )
 
+  it.effect(
+    "the inbox stores the held outcome with the event, in the same write, when the ledger has its posting",
+    () =>
+      Effect.gen(function* () {
+        const inbox = yield* WebhookInbox
+        const ledger = yield* Ledger
+        const userId = unique("user") as UserId
+        const event = (reference: string) => ({
+          kind: "virtualaccount.credit" as const,
+          reference,
+          dedupKey: `virtualaccount.credit:${reference}`,
+          rawBody: bytes({ reference }),
+          signature: "sig",
+          receivedAt: new Date()
+        })
+        const deposit = (reference: string) => ({
+          transaction: Result.getOrThrow(Movements.deposit({ reference, userId, currency: "NGN", amount: dec("10") })),
+          notification: undefined
+        })
+        const settled = { outcome: "processed" as const, reason: null, processedAt: new Date() }
+        const held = { outcome: "processed" as const, reason: "held already" }
+
+        const heldReference = unique("held")
+        yield* ledger.post(deposit(heldReference).transaction)
+        const stored = yield* inbox.store(event(heldReference), settled, deposit(heldReference), held)
+        assert.strictEqual(stored._tag, "Stored")
+        assert.isFalse(stored._tag === "Stored" && stored.posted)
+        assert.deepStrictEqual([stored.event.outcome, stored.event.reason], ["processed", "held already"])
+        assert.deepStrictEqual(yield* storedOutcome(stored.event.id), ["processed", "held already"])
+
+        const newReference = unique("new")
+        const fresh = yield* inbox.store(event(newReference), settled, deposit(newReference), held)
+        assert.isTrue(fresh._tag === "Stored" && fresh.posted)
+        assert.deepStrictEqual(yield* storedOutcome(fresh.event.id), ["processed", null])
+        assert.strictEqual(yield* cash(userId), "20.00")
+      })
+  )
+
   it.effect("a redelivery changes nothing", () =>
     Effect.gen(function* () {
       const { userId, accountNumber } = yield* linkedUser
