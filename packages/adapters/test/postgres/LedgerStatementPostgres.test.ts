@@ -224,7 +224,12 @@ describe("the wallet statement on PostgreSQL", () => {
             )
           )
           yield* Deferred.await(locked)
-          const waiting = yield* Effect.forkChild(ledger.post(Result.getOrThrow(movement(user, `waiting-${run}`))))
+          // In a transaction, so on a connection of its own: on a shared one (PostgresClient's
+          // statements per connection) the posting below could be pipelined behind it and wait for
+          // it, which waits for the release that comes after that posting.
+          const waiting = yield* Effect.forkChild(
+            sql.withTransaction(ledger.post(Result.getOrThrow(movement(user, `waiting-${run}`))))
+          )
           // Long enough for the waiting posting to reach the lock (and, drawn first, take its ids); real
           // time, as `tick` (the test clock would never move).
           yield* Effect.promise(() => new Promise<void>((resolve) => setTimeout(resolve, 300)))
