@@ -9,14 +9,14 @@ import { make } from "../../src/middleware/RateLimit.ts"
 const settings = { perIp: 10, perUser: 10, window: Duration.seconds(10), trustedProxies: [] }
 const served = Effect.succeed(HttpServerResponse.text("served"))
 
-/** The limiter on a store whose every consume is `consume`. */
-const limiterOver = (consume: RateLimiter.RateLimiter["consume"]) =>
-  Effect.provideService(make(settings), RateLimiter.RateLimiter, {
-    [RateLimiter.TypeId]: RateLimiter.TypeId,
-    consume,
+/** The limiter on a store whose every fixed-window count is `fixedWindow`. */
+const limiterOver = (fixedWindow: RateLimiter.RateLimiterStore["Service"]["fixedWindow"]) =>
+  Effect.provideService(make(settings), RateLimiter.RateLimiterStore, {
+    fixedWindow,
+    tokenBucket: () => Effect.die("unused"),
     adaptiveConsume: () => Effect.die("unused"),
     adaptiveFeedback: () => Effect.die("unused")
-  })
+  } as unknown as RateLimiter.RateLimiterStore["Service"])
 
 describe("rate limiting when the store fails", () => {
   it.effect("a failing store lets the request through", () =>
@@ -42,9 +42,7 @@ describe("rate limiting when the store fails", () => {
         adaptiveFeedback: () => Effect.die("unused")
       } as unknown as RateLimiter.RateLimiterStore["Service"])
       const limit = yield* make(settings).pipe(
-        Effect.provide(
-          RateLimiter.layer.pipe(Layer.provide(Layer.succeed(RateLimiter.RateLimiterStore, withTimeout(silent))))
-        )
+        Effect.provide(Layer.succeed(RateLimiter.RateLimiterStore, withTimeout(silent)))
       )
       const fiber = yield* Effect.forkChild(limit.perUser("alice", served))
       yield* TestClock.adjust("499 millis")
@@ -68,21 +66,19 @@ describe("rate limiting when the store fails", () => {
 
   it.effect("an exceeded limit is a 429 with Retry-After rounded up to whole seconds", () =>
     Effect.gen(function* () {
-      const limit = yield* limiterOver(({ key, limit }) =>
-        Effect.fail(
-          new RateLimiter.RateLimiterError({
-            reason: new RateLimiter.RateLimitExceeded({
-              key,
-              limit,
-              remaining: 0,
-              retryAfter: Duration.millis(1200)
-            })
-          })
-        )
-      )
+      // Over the limit a store answers the refused count (one more than the limit) and the
+      // counter's time to live.
+      const limit = yield* limiterOver(({ limit, tokens }) => Effect.succeed([limit! + tokens, 1200] as const))
       const response = yield* limit.perUser("alice", served)
       assert.strictEqual(response.status, 429)
       assert.strictEqual(response.headers["retry-after"], "2")
+    })
+  )
+
+  it.effect("a count at the limit is served: the limit is the last request let through", () =>
+    Effect.gen(function* () {
+      const limit = yield* limiterOver(({ limit }) => Effect.succeed([limit!, 1200] as const))
+      assert.strictEqual((yield* limit.perUser("alice", served)).status, 200)
     })
   )
 })

@@ -5,9 +5,7 @@ import * as SweepingMemoryStore from "./SweepingMemoryStore.ts"
 export const DEFAULT_REDIS_PREFIX = "payments-gaming:ratelimit:"
 
 /** Counters in this process only: each instance limits on its own. */
-export const layerMemory: Layer.Layer<RateLimiter.RateLimiter> = RateLimiter.layer.pipe(
-  Layer.provide(SweepingMemoryStore.layer)
-)
+export const layerMemory: Layer.Layer<RateLimiter.RateLimiterStore> = SweepingMemoryStore.layer
 
 /** Past this a remote store is considered down: a limiter must not become the outage. */
 export const STORE_TIMEOUT = Duration.millis(500)
@@ -50,14 +48,11 @@ export const withTimeout = (
 export const layerRedis = (
   url: Redacted.Redacted<string>,
   prefix: string = DEFAULT_REDIS_PREFIX
-): Layer.Layer<RateLimiter.RateLimiter, Redis.RedisError> =>
-  RateLimiter.layer.pipe(
-    Layer.provide(
-      Layer.effect(
-        RateLimiter.RateLimiterStore,
-        Effect.map(RateLimiter.makeStoreRedis({ prefix }), (store) => withTimeout(store))
-      )
-    ),
+): Layer.Layer<RateLimiter.RateLimiterStore, Redis.RedisError> =>
+  Layer.effect(
+    RateLimiter.RateLimiterStore,
+    Effect.map(RateLimiter.makeStoreRedis({ prefix }), (store) => withTimeout(store))
+  ).pipe(
     Layer.provide(
       // node-redis is several hundred modules: loaded only when Redis is configured, so the
       // in-memory store (the default) does not pay for it at start-up.
@@ -82,27 +77,28 @@ const isRedisUrl = (value: string) => {
  * `REDIS_URL` set (and not blank): the Redis store, keys under `RATE_LIMIT_REDIS_PREFIX`; else the
  * in-memory one. The choice is logged at start, never the URL (it may carry a password).
  */
-export const layerConfig: Layer.Layer<RateLimiter.RateLimiter, Config.ConfigError | Redis.RedisError> = Layer.unwrap(
-  Effect.gen(function* () {
-    const url = yield* Config.Redacted("REDIS_URL").pipe(
-      Config.option,
-      Config.map(Option.filter((value) => Redacted.value(value).trim() !== "")),
-      Config.mapEffect((url) =>
-        Option.isNone(url) || isRedisUrl(Redacted.value(url.value))
-          ? Effect.succeed(url)
-          : Effect.fail(
-              new Config.ConfigError(
-                new ConfigProvider.SourceError({ message: "REDIS_URL must be a redis:// or rediss:// URL" })
+export const layerConfig: Layer.Layer<RateLimiter.RateLimiterStore, Config.ConfigError | Redis.RedisError> =
+  Layer.unwrap(
+    Effect.gen(function* () {
+      const url = yield* Config.Redacted("REDIS_URL").pipe(
+        Config.option,
+        Config.map(Option.filter((value) => Redacted.value(value).trim() !== "")),
+        Config.mapEffect((url) =>
+          Option.isNone(url) || isRedisUrl(Redacted.value(url.value))
+            ? Effect.succeed(url)
+            : Effect.fail(
+                new Config.ConfigError(
+                  new ConfigProvider.SourceError({ message: "REDIS_URL must be a redis:// or rediss:// URL" })
+                )
               )
-            )
+        )
       )
-    )
-    const prefix = yield* Config.String("RATE_LIMIT_REDIS_PREFIX").pipe(Config.withDefault(DEFAULT_REDIS_PREFIX))
-    if (Option.isNone(url)) {
-      yield* Effect.logDebug("Rate limit counters are kept in memory (set REDIS_URL to share them)")
-      return layerMemory
-    }
-    yield* Effect.logInfo(`Rate limit counters are kept in Redis (REDIS_URL) under "${prefix}"`)
-    return layerRedis(url.value, prefix)
-  })
-)
+      const prefix = yield* Config.String("RATE_LIMIT_REDIS_PREFIX").pipe(Config.withDefault(DEFAULT_REDIS_PREFIX))
+      if (Option.isNone(url)) {
+        yield* Effect.logDebug("Rate limit counters are kept in memory (set REDIS_URL to share them)")
+        return layerMemory
+      }
+      yield* Effect.logInfo(`Rate limit counters are kept in Redis (REDIS_URL) under "${prefix}"`)
+      return layerRedis(url.value, prefix)
+    })
+  )
