@@ -1,4 +1,4 @@
-import { SpinAndWinService } from "@payments-gaming/domain/wheel"
+import { SpinAndWinService, type WheelView } from "@payments-gaming/domain/wheel"
 import { Effect, Schema } from "effect"
 import { HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
@@ -10,6 +10,19 @@ import { pageOf } from "../Paging.ts"
 import { SpinData, WheelData } from "./WheelApi.ts"
 
 const encodeWheel = Schema.encodeSync(WheelData)
+
+// A wheel's public segments are one array for as long as the wheel is cached (Wheel.publicSegments),
+// so their encoding is kept with it instead of walking eight segments' schema on every view. The
+// balance and countdown are encoded per request, with an empty list standing in for the segments.
+const encodedSegments = new WeakMap<WheelView["segments"], ReturnType<typeof encodeWheel>["segments"]>()
+const encodeView = (view: WheelView) => {
+  let segments = encodedSegments.get(view.segments)
+  if (segments === undefined) {
+    segments = encodeWheel({ ...view, segments: view.segments }).segments
+    encodedSegments.set(view.segments, segments)
+  }
+  return { ...encodeWheel({ ...view, segments: [] }), segments }
+}
 const encodeSpin = Schema.encodeSync(SpinData)
 
 export const WheelHandlers = HttpApiBuilder.group(Api, "wheel", (handlers) =>
@@ -20,7 +33,7 @@ export const WheelHandlers = HttpApiBuilder.group(Api, "wheel", (handlers) =>
         Effect.gen(function* () {
           const user = yield* CurrentUser
           const view = yield* wheel.view(user.userId)
-          const body = yield* ok("Spin and win segments fetched successfully", encodeWheel(view))
+          const body = yield* ok("Spin and win segments fetched successfully", encodeView(view))
           // The spec fixes `data`; the round and its commitment travel beside it.
           return HttpServerResponse.jsonUnsafe(body, {
             headers: { "x-spin-round": view.round, "x-round-commitment": view.commitment }

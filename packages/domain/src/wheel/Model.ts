@@ -114,7 +114,15 @@ export class Wheel extends Schema.Class<Wheel>("Wheel")({
     return totalWeight(this.segments)
   }
 
+  /** The same array for the life of this (immutable) wheel: built once, not on every view. */
   get publicSegments(): ReadonlyArray<PublicSegment> {
-    return this.segments.map(toPublicSegment)
+    let segments = publicSegmentsOf.get(this)
+    if (segments === undefined) {
+      segments = this.segments.map(toPublicSegment)
+      publicSegmentsOf.set(this, segments)
+    }
+    return segments
   }
 }
+
+const publicSegmentsOf = new WeakMap<Wheel, ReadonlyArray<PublicSegment>>()
