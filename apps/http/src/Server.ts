@@ -64,7 +64,8 @@ export const Routes = Layer.mergeAll(
 
 /**
  * What the routes need: the callers' authentication (JWT, internal key, webhook signatures from
- * WEBHOOK_SECRETS), the HTTP settings, the database's health, and the use cases (Layers.ts).
+ * WEBHOOK_SECRETS), the HTTP settings, the database's health, and the use cases without their
+ * ports (Layers.ServedUseCases).
  */
 export const Adapters = Layer.mergeAll(
   JwtVerifier.layerConfig,
@@ -73,7 +74,7 @@ export const Adapters = Layer.mergeAll(
   ResponseTime.layerConfig,
   RateLimit.layerConfig,
   DatabaseHealth.layer,
-  Layers.UseCases
+  Layers.ServedUseCases
 )
 
 const listen = Layer.unwrap(
