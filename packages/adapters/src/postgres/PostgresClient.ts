@@ -10,22 +10,26 @@ import { HeldDataDirLock } from "./DataDirLock.ts"
 export const DEFAULT_MAX_CONNECTIONS = 20
 
 /**
- * Statements that may share one connection on `DATABASE_URL`: the driver pipelines the statements
- * of concurrent requests on a connection (those submitted in the same tick go out in one write,
- * and their results come back in order), and opens another connection only once every open one
- * carries this many. A transaction still has a connection to itself. Side by side at 64
- * concurrent requests (issue 16, docs/benchmarks.md) pipelining answered 1.08 to 1.35 times as
- * many requests as one statement per connection, and 8 did as well as the driver's default of 32
- * on two cores while leaving more backends to a bigger server and a shorter queue behind a
- * statement that waits on a lock. 1 sends one statement at a time, as a classic pool does.
+ * Statements that may share one connection on `DATABASE_URL`. Above 1 the driver pipelines the
+ * statements of concurrent requests on a connection (those submitted in the same tick go out in one
+ * write, and their results come back in order), and opens another connection only once every open
+ * one carries this many; a transaction still has a connection to itself. Side by side at 64
+ * concurrent requests (issue 16, docs/benchmarks.md), 8 answered 1.08 to 1.35 times as many
+ * requests as 1.
  *
- * PostgreSQL runs a connection's statements in order, so a statement waiting on a row lock holds
- * up those pipelined behind it until the lock is released. That is only a delay as long as no
- * transaction waits, while it holds locks, for a statement outside it (it could be queued behind
- * one waiting for those locks): the units of work do nothing but their own statements
- * (LedgerUnitOfWork.ts). docs/operations.md §8 says what an operator sees.
+ * It is off (1) by default because of what it changes when a statement gets stuck. PostgreSQL runs
+ * a connection's statements in order, so a statement waiting on a row lock holds up every statement
+ * pipelined behind it, requests of other users included, until the lock is released. And the driver
+ * cancels no pipelined statement: a request cut off by its deadline leaves its statement queued,
+ * frees its place on the connection for another request to queue behind it, and a connection that
+ * stopped answering is no longer retired after the deadline (only TCP keepalive ends it). Before
+ * this is the default it needs a bound on lock waits and statement time on pipelined connections
+ * (`lock_timeout`, `statement_timeout`, answered 503) and a way to retire a connection that stopped
+ * answering. With it on, no transaction may wait, while it holds locks, for a statement outside it:
+ * that statement could be queued behind one waiting for those locks (the units of work only run
+ * their own statements, LedgerUnitOfWork.ts). docs/operations.md §8 says what an operator sees.
  */
-export const DEFAULT_STATEMENTS_PER_CONNECTION = 8
+export const DEFAULT_STATEMENTS_PER_CONNECTION = 1
 
 export interface PostgresOptions {
   /** A PostgreSQL URL; `undefined` starts the embedded database instead. */

@@ -8,7 +8,7 @@ import { freshDatabaseUrl } from "../support/TestDatabase.ts"
  * The backends that served `count` statements sent at once, after one statement has opened the
  * pool's first connection. Each statement sleeps, so none finishes before the last is sent.
  */
-const backendsOf = (options: { readonly maxConnections: number; readonly statementsPerConnection: number }) =>
+const backendsOf = (options: { readonly maxConnections: number; readonly statementsPerConnection?: number }) =>
   Effect.gen(function* () {
     const url = yield* freshDatabaseUrl
     return yield* Effect.provide(
@@ -34,8 +34,9 @@ describe("PostgresClient on DATABASE_URL", () => {
     })
   )
 
-  it.effect("sends one statement at a time per connection when the setting is 1", () =>
+  it.effect("sends one statement at a time per connection by default, as at 1", () =>
     Effect.gen(function* () {
+      assert.strictEqual(yield* backendsOf({ maxConnections: 4 }), 4)
       assert.strictEqual(yield* backendsOf({ maxConnections: 4, statementsPerConnection: 1 }), 4)
     })
   )
