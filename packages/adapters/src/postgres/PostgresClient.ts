@@ -14,8 +14,8 @@ export const DEFAULT_MAX_CONNECTIONS = 20
  * statements of concurrent requests on a connection (those submitted in the same tick go out in one
  * write, and their results come back in order), and opens another connection only once every open
  * one carries this many; a transaction still has a connection to itself. Side by side at 64
- * concurrent requests (issue 16, docs/benchmarks.md), 8 answered 1.08 to 1.35 times as many
- * requests as 1.
+ * concurrent requests (issue 16, docs/benchmarks.md), 32 answered 1.08 to 1.35 times as many
+ * requests as 1, and 8 as many as 32.
  *
  * It is off (1) by default because of what it changes when a statement gets stuck. PostgreSQL runs
  * a connection's statements in order, so a statement waiting on a row lock holds up every statement
