@@ -18,7 +18,7 @@ const encodedSegments = new WeakMap<WheelView["segments"], ReturnType<typeof enc
 const encodeView = (view: WheelView) => {
   let segments = encodedSegments.get(view.segments)
   if (segments === undefined) {
-    segments = encodeWheel({ ...view, segments: view.segments }).segments
+    segments = encodeWheel(view).segments
     encodedSegments.set(view.segments, segments)
   }
   return { ...encodeWheel({ ...view, segments: [] }), segments }

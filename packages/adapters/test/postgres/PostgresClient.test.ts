@@ -1,6 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { ConfigProvider, Effect, Exit, Layer, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
+import { inject } from "vitest"
 import * as PostgresClient from "../../src/postgres/PostgresClient.ts"
 import { freshDatabaseUrl } from "../support/TestDatabase.ts"
 
@@ -25,7 +26,8 @@ const backendsOf = (options: { readonly maxConnections: number; readonly stateme
     )
   })
 
-describe("PostgresClient on DATABASE_URL", () => {
+// DATABASE_URL only: in the suite's PGlite mode (no server reachable) there is no URL to connect to.
+describe.runIf(inject("databaseMode") === "postgres")("PostgresClient on DATABASE_URL", () => {
   it.effect("pipelines concurrent statements on one connection, up to the statements per connection", () =>
     Effect.gen(function* () {
       assert.strictEqual(yield* backendsOf({ maxConnections: 4, statementsPerConnection: 8 }), 1)

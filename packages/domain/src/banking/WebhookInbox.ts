@@ -38,7 +38,7 @@ export class WebhookInbox extends Context.Service<
      * are written atomically, on their own or inside the caller's unit of work: the posting only
      * when the event is new, the notification only when the posting is. `held` is the outcome
      * stored instead when the ledger holds the posting's transaction already (a deposit credited
-     * before its event was stored), decided in the same write, so the event never reads otherwise.
+     * before its event was stored), decided in the same write, so the event reads it from the start.
      * Under a concurrent post of the same transaction the store may still write `outcome` with
      * `posted: false`; the returned event says which was stored.
      */
