@@ -11,7 +11,7 @@ const migrateDirectly = Effect.gen(function* () {
       import("@payments-gaming/adapters/postgres/PostgresClient")
     ])
   )
-  const applied = yield* runMigrations.pipe(Effect.provide(PostgresClient.layerConfig))
+  const applied = yield* runMigrations.pipe(Effect.provide(PostgresClient.layerCommandConfig))
   return applied.map(([id, name]) => `${String(id).padStart(4, "0")}_${name}`)
 })
 

@@ -27,7 +27,7 @@ const onDatabase = <A, E>(use: (service: NotificationsService["Service"]) => Eff
     )
     return yield* Effect.flatMap(Effect.service(NotificationsService), use).pipe(
       Effect.provide(Layers.Notifications),
-      Effect.provide(Database.layerConfig)
+      Effect.provide(Database.layerCommandConfig)
     )
   })
 

@@ -14,7 +14,7 @@ const sendDirectly = (message: PushMessage) =>
     )
     return yield* PushService.use((push) => push.send(message)).pipe(
       Effect.mapError((error) => new UsageError({ message: error.message })),
-      Effect.provide(Layers.Push.pipe(Layer.provide(Database.layerConfig)))
+      Effect.provide(Layers.Push.pipe(Layer.provide(Database.layerCommandConfig)))
     )
   })
 

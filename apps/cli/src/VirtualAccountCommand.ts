@@ -21,7 +21,7 @@ const linkDirectly = (accountNumber: string, request: LinkVirtualAccountRequest)
     )
     return yield* BankingService.use((banking) => banking.linkVirtualAccount(accountNumber, request)).pipe(
       Effect.provide(Layers.Banking.pipe(Layer.provide(Layers.Ledger))),
-      Effect.provide(Database.layerConfig)
+      Effect.provide(Database.layerCommandConfig)
     )
   })
 

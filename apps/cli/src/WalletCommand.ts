@@ -38,7 +38,7 @@ const pageDirectly = (userId: UserId, query: StatementQuery) =>
     )
     return yield* StatementService.use((statements) => statements.statement(userId, query)).pipe(
       Effect.provide(Layers.Banking.pipe(Layer.provide(Layers.Ledger))),
-      Effect.provide(Database.layerConfig)
+      Effect.provide(Database.layerCommandConfig)
     )
   })
 

@@ -170,7 +170,7 @@ const onDatabase = <A, E, R>(use: Effect.Effect<A, E, R>) =>
     )
     return yield* use.pipe(
       Effect.provide(Layers.Banking.pipe(Layer.provide(Layers.Ledger))),
-      Effect.provide(Database.layerConfig)
+      Effect.provide(Database.layerCommandConfig)
     )
   })
 

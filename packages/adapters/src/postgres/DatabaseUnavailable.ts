@@ -11,6 +11,10 @@ import { SqlError } from "effect/sql"
  *   SQLSTATE 57P01 (admin_shutdown);
  * - no connection at all: reason `ConnectionError`, operation `connect` (ECONNREFUSED, or the 5 s
  *   connect timeout); a server starting up or full refuses with 57P03 or 53300 at `connect`.
+ * - a statement the server gave up on under the pipelined connections' bounds
+ *   (`PostgresClient.PIPELINED_SESSION`): reason `LockTimeoutError` (55P03, a lock waited for too
+ *   long) or `StatementTimeoutError` (57014); the database is busy rather than gone, and the client
+ *   may try again as after any 503.
  * Repositories turn every `SqlError` into a defect, so these reach the HTTP layer as defects.
  */
 
@@ -34,9 +38,12 @@ export const isConnectionLost = (u: unknown): boolean =>
   u.reason.operation !== "connect" &&
   (u.reason._tag === "ConnectionError" || SESSION_ENDED.has(sqlStateOf(u) ?? ""))
 
-/** The database cannot be used right now: a lost connection, or none to be had. */
+/** A connection that failed, or a statement the server gave up waiting for: not a wrong statement. */
+const GAVE_UP = new Set(["ConnectionError", "LockTimeoutError", "StatementTimeoutError"])
+
+/** The database cannot be used right now: a lost connection, none to be had, or a statement it gave up on. */
 export const isDatabaseUnavailable = (u: unknown): boolean =>
-  SqlError.isSqlError(u) && (u.reason._tag === "ConnectionError" || NO_SESSION.has(sqlStateOf(u) ?? ""))
+  SqlError.isSqlError(u) && (GAVE_UP.has(u.reason._tag) || NO_SESSION.has(sqlStateOf(u) ?? ""))
 
 const errorsOf = (cause: Cause.Cause<unknown>): Array<unknown> =>
   cause.reasons.flatMap((reason) =>

@@ -15,6 +15,11 @@ export const runMigrations = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   const applied = yield* sql.withTransaction(
     Effect.gen(function* () {
+      // A pipelined connection bounds lock waits and statements (PostgresClient.PIPELINED_SESSION);
+      // a migration is exempt: it waits for another process's migrations on the lock below, and may
+      // wait for a table lock or rewrite a table for longer than any request would.
+      yield* sql`SET LOCAL lock_timeout = 0`
+      yield* sql`SET LOCAL statement_timeout = 0`
       yield* sql`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK_KEY})`
       return yield* migrator({ loader: Migrator.fromRecord(migrations), table: "schema_migrations" })
     })

@@ -1,5 +1,5 @@
 import { PgClient } from "@effect/sql-pg"
-import { Config, ConfigProvider, Effect, Layer, Option, type Redacted } from "effect"
+import { Config, ConfigProvider, type Duration, Effect, Layer, Option, type Redacted } from "effect"
 import { HeldDataDirLock } from "./DataDirLock.ts"
 
 /**
@@ -14,22 +14,42 @@ export const DEFAULT_MAX_CONNECTIONS = 20
  * statements of concurrent requests on a connection (those submitted in the same tick go out in one
  * write, and their results come back in order), and opens another connection only once every open
  * one carries this many; a transaction still has a connection to itself. Side by side at 64
- * concurrent requests (issue 16, docs/benchmarks.md), 32 answered 1.08 to 1.35 times as many
- * requests as 1, and 8 as many as 32.
+ * concurrent requests (issue 16, docs/benchmarks.md), 8 answered as many requests as 32, and
+ * 1.04 to 1.35 times as many as 1, at less CPU per request.
  *
- * It is off (1) by default because of what it changes when a statement gets stuck. PostgreSQL runs
- * a connection's statements in order, so a statement waiting on a row lock holds up every statement
- * pipelined behind it, requests of other users included, until the lock is released. And the driver
- * cancels no pipelined statement: a request cut off by its deadline leaves its statement queued,
- * frees its place on the connection for another request to queue behind it, and a connection that
- * stopped answering is no longer retired after the deadline (only TCP keepalive ends it). Before
- * this is the default it needs a bound on lock waits and statement time on pipelined connections
- * (`lock_timeout`, `statement_timeout`, answered 503) and a way to retire a connection that stopped
- * answering. With it on, no transaction may wait, while it holds locks, for a statement outside it:
- * that statement could be queued behind one waiting for those locks (the units of work only run
- * their own statements, LedgerUnitOfWork.ts). docs/operations.md §8 says what an operator sees.
+ * What it changes when a statement gets stuck, and what bounds it (`PIPELINED_SESSION`,
+ * `PIPELINED_CONNECTION_LIFETIME`): PostgreSQL runs a connection's statements in order, so one
+ * waiting on a lock or running long holds up the statements pipelined behind it, other users'
+ * included; and the driver cannot cancel a pipelined statement (the cancel would hit whichever
+ * statement is running), so a request cut off by its deadline leaves its statement to run, and a
+ * connection that stopped answering is not retired by a timed-out request. With it on, no
+ * transaction may wait, while it holds locks, for a statement outside it: that statement could be
+ * queued behind one waiting for those locks (the units of work only run their own statements,
+ * LedgerUnitOfWork.ts). docs/operations.md §8 says what an operator sees.
  */
-export const DEFAULT_STATEMENTS_PER_CONNECTION = 1
+export const DEFAULT_STATEMENTS_PER_CONNECTION = 8
+
+/**
+ * Session defaults of every pipelined connection, so that the server itself ends a statement that
+ * would hold up the ones queued behind it. A lock wait is the likely one: the service's own row
+ * locks last one statement or one short transaction (milliseconds; a burst of credits to one user
+ * waits in line for well under a second), so 2 s means something else holds the row (an operator's
+ * open transaction, a migration). 10 s is far above what the service's statements take (about a millisecond in the
+ * benchmarks) and below the 15 s request deadline. Either ends the
+ * statement with 55P03 or 57014, answered 503 with `Retry-After` (DatabaseUnavailable.ts).
+ * Migrations lift both for their own transaction (Migrations.ts).
+ */
+export const PIPELINED_SESSION = { lock_timeout: "2s", statement_timeout: "10s" } as const
+
+/**
+ * How long a pipelined connection is lent out before the pool replaces it (it finishes the
+ * statements it carries first). A connection that stopped answering (a database host gone without
+ * closing its sockets, as in a failover) is otherwise never retired: a request cut off by its
+ * deadline cannot cancel a pipelined statement, and TCP keepalive does not probe while a statement
+ * awaits its answer, so the kernel takes about 15 minutes to give up on it. 30 s bounds that; the
+ * price is one new connection per 30 s per connection, which costs a few milliseconds.
+ */
+export const PIPELINED_CONNECTION_LIFETIME = "30 seconds"
 
 export interface PostgresOptions {
   /** A PostgreSQL URL; `undefined` starts the embedded database instead. */
@@ -39,6 +59,8 @@ export interface PostgresOptions {
   readonly maxConnections?: number | undefined
   /** See `DEFAULT_STATEMENTS_PER_CONNECTION`; 1 turns pipelining off. */
   readonly statementsPerConnection?: number | undefined
+  /** See `PIPELINED_CONNECTION_LIFETIME` (the default); tests shorten it to watch a replacement. */
+  readonly pipelinedConnectionLifetime?: Duration.Input | undefined
   /** Production on the embedded database is legal (CONTRACT §1) but worth a warning. */
   readonly production?: boolean | undefined
 }
@@ -52,11 +74,18 @@ export const layer = (options: PostgresOptions) =>
     Effect.gen(function* () {
       if (options.url !== undefined) {
         const statementsPerConnection = options.statementsPerConnection ?? DEFAULT_STATEMENTS_PER_CONNECTION
+        const pipelined = statementsPerConnection > 1
         return PgClient.layer({
           url: options.url,
           maxConnections: options.maxConnections ?? DEFAULT_MAX_CONNECTIONS,
-          multiplex: statementsPerConnection > 1,
+          multiplex: pipelined,
           multiplexConcurrency: statementsPerConnection,
+          ...(pipelined
+            ? {
+                startupParameters: PIPELINED_SESSION,
+                connectionTTL: options.pipelinedConnectionLifetime ?? PIPELINED_CONNECTION_LIFETIME
+              }
+            : {}),
           applicationName: "payments-gaming",
           // TCP keepalive notices a peer that vanished without closing the connection (a network
           // partition), so a dead connection is dropped from the pool rather than waited on forever.
@@ -87,28 +116,45 @@ export const layer = (options: PostgresOptions) =>
     })
   )
 
-export const layerConfig = Layer.unwrap(
-  Effect.gen(function* () {
-    const url = yield* Config.Redacted("DATABASE_URL").pipe(Config.option)
-    const dataDir = yield* Config.String("DATA_DIR").pipe(Config.withDefault("./.data"))
-    const maxConnections = yield* Config.Int("DATABASE_MAX_CONNECTIONS").pipe(
-      Config.withDefault(DEFAULT_MAX_CONNECTIONS)
-    )
-    const statementsPerConnection = yield* Config.Int("DATABASE_STATEMENTS_PER_CONNECTION").pipe(
-      Config.mapEffect((value) =>
-        value >= 1
-          ? Effect.succeed(value)
-          : Effect.fail(
-              new Config.ConfigError(
-                new ConfigProvider.SourceError({
-                  message: "DATABASE_STATEMENTS_PER_CONNECTION must be 1 (no pipelining) or more"
-                })
+const configured = (use: "service" | "command") =>
+  Layer.unwrap(
+    Effect.gen(function* () {
+      const url = yield* Config.Redacted("DATABASE_URL").pipe(Config.option)
+      const dataDir = yield* Config.String("DATA_DIR").pipe(Config.withDefault("./.data"))
+      const maxConnections = yield* Config.Int("DATABASE_MAX_CONNECTIONS").pipe(
+        Config.withDefault(DEFAULT_MAX_CONNECTIONS)
+      )
+      const statementsPerConnection = yield* Config.Int("DATABASE_STATEMENTS_PER_CONNECTION").pipe(
+        Config.mapEffect((value) =>
+          value >= 1
+            ? Effect.succeed(value)
+            : Effect.fail(
+                new Config.ConfigError(
+                  new ConfigProvider.SourceError({
+                    message: "DATABASE_STATEMENTS_PER_CONNECTION must be 1 (no pipelining) or more"
+                  })
+                )
               )
-            )
-      ),
-      Config.withDefault(DEFAULT_STATEMENTS_PER_CONNECTION)
-    )
-    const production = (yield* Config.String("NODE_ENV").pipe(Config.withDefault(""))) === "production"
-    return layer({ url: Option.getOrUndefined(url), dataDir, maxConnections, statementsPerConnection, production })
-  })
-)
+        ),
+        Config.withDefault(DEFAULT_STATEMENTS_PER_CONNECTION)
+      )
+      const production = (yield* Config.String("NODE_ENV").pipe(Config.withDefault(""))) === "production"
+      return layer({
+        url: Option.getOrUndefined(url),
+        dataDir,
+        maxConnections,
+        statementsPerConnection: use === "service" ? statementsPerConnection : 1,
+        production
+      })
+    })
+  )
+
+/** The service's client, configured from the environment (README's table). */
+export const layerConfig = configured("service")
+
+/**
+ * A CLI command's client: the same configuration, without pipelining. A command sends its
+ * statements one at a time, so there is nothing to pipeline, and a long one (`wallet statement`
+ * printing a user's whole history) must not meet the pipelined connections' `statement_timeout`.
+ */
+export const layerCommandConfig = configured("command")

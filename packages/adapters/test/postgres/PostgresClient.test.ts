@@ -1,15 +1,21 @@
 import { assert, describe, it } from "@effect/vitest"
-import { ConfigProvider, Effect, Exit, Layer, Redacted } from "effect"
+import { Cause, ConfigProvider, Effect, Exit, Fiber, Layer, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
 import { inject } from "vitest"
+import { isConnectionLost, isDatabaseUnavailable } from "../../src/postgres/DatabaseUnavailable.ts"
+import { runMigrations } from "../../src/postgres/Migrations.ts"
 import * as PostgresClient from "../../src/postgres/PostgresClient.ts"
-import { freshDatabaseUrl } from "../support/TestDatabase.ts"
+import { clientFor, freshDatabaseUrl } from "../support/TestDatabase.ts"
 
 /**
  * The backends that served `count` statements sent at once, after one statement has opened the
  * pool's first connection. Each statement sleeps, so none finishes before the last is sent.
  */
-const backendsOf = (options: { readonly maxConnections: number; readonly statementsPerConnection?: number }) =>
+const backendsOf = (
+  options: { readonly maxConnections: number; readonly statementsPerConnection?: number },
+  client: (url: string) => Layer.Layer<SqlClient.SqlClient, unknown> = (url) =>
+    PostgresClient.layer({ url: Redacted.make(url), dataDir: undefined, ...options })
+) =>
   Effect.gen(function* () {
     const url = yield* freshDatabaseUrl
     return yield* Effect.provide(
@@ -22,9 +28,29 @@ const backendsOf = (options: { readonly maxConnections: number; readonly stateme
         )
         return new Set(rows.map(([row]) => row!.pid)).size
       }),
-      PostgresClient.layer({ url: Redacted.make(url), dataDir: undefined, ...options })
+      client(url)
     )
   })
+
+/** A pipelined client on a fresh database, with `body` run on it and a second client (`direct`) beside it. */
+const onPipelined = <A, E>(
+  body: (sql: SqlClient.SqlClient, direct: SqlClient.SqlClient) => Effect.Effect<A, E>,
+  options: Partial<PostgresClient.PostgresOptions> = {}
+) =>
+  Effect.gen(function* () {
+    const url = yield* freshDatabaseUrl
+    const direct = yield* clientFor(url)
+    yield* direct`CREATE TABLE held (id int PRIMARY KEY)`
+    yield* direct`INSERT INTO held VALUES (1)`
+    return yield* Effect.provide(
+      Effect.flatMap(SqlClient.SqlClient, (sql) => body(sql, direct)),
+      PostgresClient.layer({ url: Redacted.make(url), dataDir: undefined, maxConnections: 4, ...options })
+    )
+  })
+
+/** The error a failed exit carries (a failure or a defect). */
+const errorOf = (exit: Exit.Exit<unknown, unknown>) =>
+  Exit.isFailure(exit) ? (Cause.squash(exit.cause) as unknown) : undefined
 
 // DATABASE_URL only: in the suite's PGlite mode (no server reachable) there is no URL to connect to.
 describe.runIf(inject("databaseMode") === "postgres")("PostgresClient on DATABASE_URL", () => {
@@ -36,11 +62,124 @@ describe.runIf(inject("databaseMode") === "postgres")("PostgresClient on DATABAS
     })
   )
 
-  it.effect("sends one statement at a time per connection by default, as at 1", () =>
+  it.effect("pipelines by default (8 per connection), and sends one statement at a time at 1", () =>
     Effect.gen(function* () {
-      assert.strictEqual(yield* backendsOf({ maxConnections: 4 }), 4)
+      assert.strictEqual(yield* backendsOf({ maxConnections: 4 }), 1)
       assert.strictEqual(yield* backendsOf({ maxConnections: 4, statementsPerConnection: 1 }), 4)
     })
+  )
+
+  it.effect("a CLI command's client does not pipeline, whatever DATABASE_STATEMENTS_PER_CONNECTION says", () =>
+    Effect.gen(function* () {
+      const fromEnvironment = (layer: typeof PostgresClient.layerConfig) => (url: string) =>
+        layer.pipe(
+          Layer.provide(
+            ConfigProvider.layer(
+              ConfigProvider.fromUnknown({
+                DATABASE_URL: url,
+                DATABASE_MAX_CONNECTIONS: "4",
+                DATABASE_STATEMENTS_PER_CONNECTION: "8"
+              })
+            )
+          )
+        )
+      assert.strictEqual(yield* backendsOf({ maxConnections: 4 }, fromEnvironment(PostgresClient.layerConfig)), 1)
+      assert.strictEqual(
+        yield* backendsOf({ maxConnections: 4 }, fromEnvironment(PostgresClient.layerCommandConfig)),
+        4
+      )
+    })
+  )
+
+  it.live(
+    "a pipelined statement waiting on a lock gives up after lock_timeout, and the ones behind it run",
+    () =>
+      onPipelined((sql, direct) =>
+        direct.withTransaction(
+          Effect.gen(function* () {
+            yield* direct`SELECT id FROM held WHERE id = 1 FOR UPDATE`
+            const started = Date.now()
+            const waiting = yield* Effect.forkChild(Effect.exit(sql`UPDATE held SET id = 1 WHERE id = 1`))
+            yield* Effect.sleep("50 millis")
+            // Queued behind the waiting statement on the pool's one connection so far.
+            const [behind] = yield* sql<{ answer: number }>`SELECT 41 + 1 AS answer`
+            const exit = yield* Fiber.join(waiting)
+            const seconds = (Date.now() - started) / 1000
+            assert.strictEqual(behind?.answer, 42)
+            const error = errorOf(exit) as { reason?: { _tag?: string } } | undefined
+            assert.strictEqual(error?.reason?._tag, "LockTimeoutError", String(error))
+            // 2 s (PIPELINED_SESSION), well before the 15 s request deadline; answered 503, not retried.
+            assert.isAtLeast(seconds, 1.9)
+            assert.isBelow(seconds, 10)
+            assert.isTrue(isDatabaseUnavailable(error))
+            assert.isFalse(isConnectionLost(error))
+          })
+        )
+      ),
+    20_000
+  )
+
+  it.live(
+    "a pipelined statement that runs past statement_timeout is ended by the server",
+    () =>
+      onPipelined((sql) =>
+        Effect.gen(function* () {
+          const exit = yield* Effect.exit(sql`SELECT pg_sleep(11)`)
+          const error = errorOf(exit) as { reason?: { _tag?: string } } | undefined
+          assert.strictEqual(error?.reason?._tag, "StatementTimeoutError", String(error))
+          assert.isTrue(isDatabaseUnavailable(error))
+          const [after] = yield* sql<{ ok: number }>`SELECT 1 AS ok`
+          assert.strictEqual(after?.ok, 1, "the connection goes on")
+        })
+      ),
+    20_000
+  )
+
+  it.live(
+    "a pipelined connection is replaced once its lifetime has passed, after its statements finish",
+    () =>
+      onPipelined(
+        (sql) =>
+          Effect.gen(function* () {
+            const pidOf = Effect.map(sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`, ([row]) => row!.pid)
+            const first = yield* pidOf
+            assert.strictEqual(yield* pidOf, first, "within its lifetime the connection is reused")
+            const long = yield* Effect.forkChild(sql<{ pid: number }>`SELECT pg_backend_pid() AS pid, pg_sleep(0.6)`)
+            yield* Effect.sleep("400 millis")
+            const next = yield* pidOf
+            assert.notStrictEqual(next, first, "a statement after the lifetime gets a new connection")
+            const [finished] = yield* Fiber.join(long)
+            assert.strictEqual(finished?.pid, first, "the statement on the old connection finished there")
+          }),
+        { pipelinedConnectionLifetime: "300 millis" }
+      ),
+    10_000
+  )
+
+  it.live(
+    "migrations on a pipelined client wait for another process's migrations beyond lock_timeout",
+    () =>
+      Effect.gen(function* () {
+        const url = yield* freshDatabaseUrl
+        const direct = yield* clientFor(url)
+        const applied = yield* direct.withTransaction(
+          Effect.gen(function* () {
+            // The lock runMigrations takes (Migrations.ts), held as a second process migrating would.
+            yield* direct`SELECT pg_advisory_xact_lock(7340213001)`
+            const migrating = yield* Effect.forkChild(
+              Effect.provide(
+                runMigrations,
+                PostgresClient.layer({ url: Redacted.make(url), dataDir: undefined, maxConnections: 2 })
+              )
+            )
+            yield* Effect.sleep("2500 millis")
+            return migrating
+          })
+        )
+        const migrations = yield* Fiber.join(applied)
+        assert.isAbove(migrations.length, 0, "the migrations ran once the lock was free")
+      }),
+    20_000
   )
 
   it.effect("refuses DATABASE_STATEMENTS_PER_CONNECTION below 1 at start, naming it", () =>
