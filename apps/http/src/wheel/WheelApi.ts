@@ -61,7 +61,7 @@ export class WheelApi extends HttpApiGroup.make("wheel")
     }).annotateMerge(
       OpenApi.annotations({
         summary:
-          "Spin once in the current round (409 on a second spin; a repeated Idempotency-Key returns the first result)",
+          "Spin once in the current round (409 on a second spin, or when the caller's own concurrent client-seed changes keep racing it; a repeated Idempotency-Key returns the first result)",
         description: "X-Spin-Id, X-Spin-Round and X-Round-Commitment identify the draw for later verification."
       })
     ),

@@ -9,6 +9,9 @@ import { CurrentUser } from "../middleware/CurrentUser.ts"
 import { pageOf } from "../Paging.ts"
 import { SpinData, WheelData } from "./WheelApi.ts"
 
+/** A refusal the player can act on (spin again next round, or now), answered 409 with its message. */
+const asConflict = (error: { readonly message: string }) => Effect.fail(conflict(error.message))
+
 const encodeWheel = Schema.encodeSync(WheelData)
 
 // A wheel's public segments are one array for as long as the wheel is cached (Wheel.publicSegments),
@@ -45,7 +48,7 @@ export const WheelHandlers = HttpApiBuilder.group(Api, "wheel", (handlers) =>
           const user = yield* CurrentUser
           const outcome = yield* wheel
             .spin(user.userId, headers["idempotency-key"])
-            .pipe(Effect.catchTag("AlreadySpun", (error) => Effect.fail(conflict(error.message))))
+            .pipe(Effect.catchTags({ AlreadySpun: asConflict, SpinContended: asConflict }))
           const body = yield* ok(outcome.replayed ? "Spin already made" : "Spin completed", encodeSpin(outcome))
           return HttpServerResponse.jsonUnsafe(body, {
             headers: {

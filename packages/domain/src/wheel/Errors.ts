@@ -10,6 +10,19 @@ export class AlreadySpun extends Schema.TaggedError<AlreadySpun>()("AlreadySpun"
   }
 }
 
+/**
+ * The player's spin was drawn again and again and each time found its nonce taken by their own
+ * concurrent spins or client-seed changes (SpinAndWinService's MAX_SPIN_ATTEMPTS). Nothing was
+ * recorded or credited; trying again once those changes have landed succeeds or meets AlreadySpun.
+ */
+export class SpinContended extends Schema.TaggedError<SpinContended>()("SpinContended", {
+  round: RoundId
+}) {
+  override get message(): string {
+    return "Your spin raced other changes to your client seed; nothing was spun, try again"
+  }
+}
+
 /** The round is still running (or has not started), so its seed stays secret. */
 export class RoundNotFinished extends Schema.TaggedError<RoundNotFinished>()("RoundNotFinished", {
   round: RoundId

@@ -7,7 +7,7 @@ import { type ClientSeed, defaultClientSeed } from "./ClientSeed.ts"
 import { ClientSeeds } from "./ClientSeeds.ts"
 import { defaultWheel, isDefaultWheel } from "./DefaultWheel.ts"
 import { segmentAt, segmentRanges } from "./Draw.ts"
-import { type AlreadySpun, RoundNotFinished, RoundNotFound } from "./Errors.ts"
+import { type AlreadySpun, RoundNotFinished, RoundNotFound, SpinContended } from "./Errors.ts"
 import { type Segment, type SegmentId, toPublicSegment, type Wheel } from "./Model.ts"
 import { commitmentOf, drawValue, SEED_BYTES } from "./ProvablyFair.ts"
 import { isBefore, makeRoundClock, type RoundId, roundEnd, roundStart } from "./Round.ts"
@@ -49,11 +49,15 @@ export class SpinAndWinService extends Context.Service<
      * enforced by the store), taking the nonce, and its prize credited through the ledger under the
      * spin id, in one write (`SpinRepository.record`); a spin whose seed or nonce was taken
      * meanwhile is drawn again with the new ones. A prize
-     * of 0 posts nothing. Fails `AlreadySpun` for a second spin in the round. With
+     * of 0 posts nothing. Fails `AlreadySpun` for a second spin in the round, `SpinContended` when
+     * the player's own concurrent seed changes kept taking its nonce. With
      * an `idempotencyKey` already used by this user, returns that spin again (`replayed: true`)
      * whatever the round, and credits nothing.
      */
-    spin(userId: UserId, idempotencyKey?: IdempotencyKey | undefined): Effect.Effect<SpinOutcome, AlreadySpun>
+    spin(
+      userId: UserId,
+      idempotencyKey?: IdempotencyKey | undefined
+    ): Effect.Effect<SpinOutcome, AlreadySpun | SpinContended>
     /**
      * The client seed the player's next spin will be drawn with and that spin's nonce: the seed they
      * set, or the default derived from their user id (`defaultClientSeed`) with nonce 0.
@@ -269,11 +273,8 @@ export class SpinAndWinService extends Context.Service<
             // One write: the nonce, the spin, its prize's posting and the prize's notification (issue 16).
             const recorded = yield* spins.record(drawn.spin, yield* prizeOf(drawn.spin, wheel))
             if (recorded._tag === "Recorded") return { ...drawn, coins: recorded.coins }
-            if (attempt === MAX_SPIN_ATTEMPTS) {
-              return yield* Effect.die(
-                new Error(`spin of ${userId}: its client seed or nonce was taken ${attempt} times`)
-              )
-            }
+            // Only the player's own racing requests get here: a 409 for them, not a 500.
+            if (attempt === MAX_SPIN_ATTEMPTS) return yield* new SpinContended({ round })
           }
         })
         /** The answer to the spin just recorded, with the coin balance its write read. */

@@ -228,6 +228,43 @@ describe("SpinAndWinService.spin", () => {
   )
 })
 
+describe("SpinAndWinService.spin when its nonce keeps being taken", () => {
+  let attempts = 0
+  it.effect("gives up after ten draws with SpinContended (a 409), recording nothing", () =>
+    Effect.gen(function* () {
+      yield* atNoon
+      const error = yield* Effect.flip((yield* SpinAndWinService).spin(user("racer")))
+      assert.strictEqual(error._tag, "SpinContended")
+      assert.strictEqual(attempts, 10, "drawn again on each stale record, ten times in all")
+      const recorded = yield* (yield* SpinRepository).listRound("2026-05-01" as RoundId, { limit: 10, offset: 0 })
+      assert.strictEqual(recorded.length, 0)
+    }).pipe(
+      Effect.provide(
+        SpinAndWinService.layer.pipe(
+          // A store that always finds the nonce taken, as the player's own racing seed changes would.
+          Layer.provide(
+            Layer.effect(
+              SpinRepository,
+              Effect.gen(function* () {
+                const real = yield* SpinRepository
+                return SpinRepository.of({
+                  ...real,
+                  record: () =>
+                    Effect.sync(() => {
+                      attempts++
+                      return { _tag: "Stale" as const }
+                    })
+                })
+              })
+            ).pipe(Layer.provide(Layer.fresh(layerMemorySpinRepository)))
+          ),
+          Layer.provideMerge(layerMemoryPorts({ random: { roundSeed: ROUND_SEED } }))
+        )
+      )
+    )
+  )
+})
+
 describe("SpinAndWinService.round", () => {
   it.effect("keeps the current and future rounds' seeds secret", () =>
     Effect.gen(function* () {
