@@ -67,7 +67,7 @@ const COMMON = {
   415: "Unsupported Media Type: a body that is not application/json",
   429: "Too Many Requests: over the per-address or per-user limit; `Retry-After` gives the seconds to wait",
   500: "Internal Server Error: an unexpected failure (logged with the request id; the message is generic)",
-  503: "Service Unavailable: the database is unreachable, or no answer within the 15 s request deadline; `Retry-After` gives the seconds to wait (on /readyz: the database is not reachable, no `Retry-After`)"
+  503: "Service Unavailable: the database is unreachable or gave up on the request's statement (a row held by another session for 2 s, a statement over 10 s), or no answer within the 15 s request deadline; `Retry-After` gives the seconds to wait (on /readyz: the database is not reachable, no `Retry-After`)"
 } as const
 
 const METHODS = ["get", "put", "post", "delete", "patch"] as const

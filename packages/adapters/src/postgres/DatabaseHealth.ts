@@ -1,5 +1,6 @@
-import { Context, Effect, Fiber, Layer } from "effect"
+import { Context, Effect, Fiber, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
+import { ReadinessClient } from "./PostgresClient.ts"
 
 /** Whether the database answers, for the readiness probe. */
 export class DatabaseHealth extends Context.Service<DatabaseHealth, { readonly reachable: Effect.Effect<boolean> }>()(
@@ -9,7 +10,9 @@ export class DatabaseHealth extends Context.Service<DatabaseHealth, { readonly r
 export const layer = Layer.effect(
   DatabaseHealth,
   Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
+    const pool = yield* SqlClient.SqlClient
+    // With pipelining, a connection of its own (PostgresClient.ReadinessClient); else the pool's.
+    const sql = Option.getOrElse(yield* Effect.serviceOption(ReadinessClient), () => pool)
     // Bounded: a database that hangs must turn readiness red within 2 s. The query runs detached,
     // so the answer does not wait for the driver to cancel and drain it.
     const reachable = Effect.gen(function* () {

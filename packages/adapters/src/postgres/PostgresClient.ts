@@ -1,5 +1,7 @@
 import { PgClient } from "@effect/sql-pg"
-import { Config, ConfigProvider, type Duration, Effect, Layer, Option, type Redacted } from "effect"
+import { Config, ConfigProvider, Context, type Duration, Effect, Layer, Option, type Redacted } from "effect"
+import * as Reactivity from "effect/reactivity/Reactivity"
+import type { SqlClient } from "effect/sql"
 import { HeldDataDirLock } from "./DataDirLock.ts"
 
 /**
@@ -51,6 +53,18 @@ export const PIPELINED_SESSION = { lock_timeout: "2s", statement_timeout: "10s" 
  */
 export const PIPELINED_CONNECTION_LIFETIME = "30 seconds"
 
+/**
+ * The readiness probe's own connection when the pool pipelines (DatabaseHealth.ts). Through the
+ * pool, the probe's `SELECT 1` would be queued behind whatever the connection it is given carries,
+ * statements waiting on a lock among them, and a database that answers would be reported
+ * unreachable: every instance out of its load balancer because one row is held. One connection,
+ * not pipelined, opened by the first probe and replaced by the next one when it dies; the server
+ * sees one more connection per instance.
+ */
+export class ReadinessClient extends Context.Service<ReadinessClient, SqlClient.SqlClient>()(
+  "@payments-gaming/adapters/postgres/ReadinessClient"
+) {}
+
 export interface PostgresOptions {
   /** A PostgreSQL URL; `undefined` starts the embedded database instead. */
   readonly url: Redacted.Redacted | undefined
@@ -75,7 +89,7 @@ export const layer = (options: PostgresOptions) =>
       if (options.url !== undefined) {
         const statementsPerConnection = options.statementsPerConnection ?? DEFAULT_STATEMENTS_PER_CONNECTION
         const pipelined = statementsPerConnection > 1
-        return PgClient.layer({
+        const pool = PgClient.layer({
           url: options.url,
           maxConnections: options.maxConnections ?? DEFAULT_MAX_CONNECTIONS,
           multiplex: pipelined,
@@ -91,6 +105,17 @@ export const layer = (options: PostgresOptions) =>
           // partition), so a dead connection is dropped from the pool rather than waited on forever.
           keepAlive: "10 seconds"
         })
+        if (!pipelined) return pool
+        const readiness = Layer.effect(
+          ReadinessClient,
+          PgClient.make({
+            url: options.url,
+            maxConnections: 1,
+            applicationName: "payments-gaming",
+            keepAlive: "10 seconds"
+          })
+        ).pipe(Layer.provide(Reactivity.layer))
+        return Layer.merge(pool, readiness)
       }
       // PGlite is loaded only when it is used: a service on DATABASE_URL does not load it at start-up.
       const { startEmbeddedPostgres } = yield* Effect.promise(() => import("./EmbeddedPostgres.ts"))

@@ -2,6 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Cause, ConfigProvider, Effect, Exit, Fiber, Layer, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
 import { inject } from "vitest"
+import { DatabaseHealth, layer as databaseHealthLayer } from "../../src/postgres/DatabaseHealth.ts"
 import { isConnectionLost, isDatabaseUnavailable } from "../../src/postgres/DatabaseUnavailable.ts"
 import { runMigrations } from "../../src/postgres/Migrations.ts"
 import * as PostgresClient from "../../src/postgres/PostgresClient.ts"
@@ -116,6 +117,49 @@ describe.runIf(inject("databaseMode") === "postgres")("PostgresClient on DATABAS
           })
         )
       ),
+    20_000
+  )
+
+  it.live(
+    "readiness answers at once while pipelined statements wait on a held row",
+    () =>
+      Effect.gen(function* () {
+        const url = yield* freshDatabaseUrl
+        const direct = yield* clientFor(url)
+        yield* direct`CREATE TABLE held (id int PRIMARY KEY)`
+        yield* direct`INSERT INTO held VALUES (1)`
+        const { answered, waited } = yield* direct.withTransaction(
+          Effect.gen(function* () {
+            yield* direct`SELECT id FROM held WHERE id = 1 FOR UPDATE`
+            return yield* Effect.gen(function* () {
+              const sql = yield* SqlClient.SqlClient
+              // Three statements queued on the pool's connection behind the held row: 2 s each.
+              const waiting = yield* Effect.forkChild(
+                Effect.all(
+                  [1, 2, 3].map(() => Effect.exit(sql`UPDATE held SET id = 1 WHERE id = 1`)),
+                  { concurrency: "unbounded" }
+                )
+              )
+              yield* Effect.sleep("100 millis")
+              const started = Date.now()
+              const answered = yield* (yield* DatabaseHealth).reachable
+              const waited = (Date.now() - started) / 1000
+              yield* Fiber.join(waiting)
+              return { answered, waited }
+            }).pipe(
+              Effect.provide(
+                databaseHealthLayer.pipe(
+                  Layer.provideMerge(
+                    PostgresClient.layer({ url: Redacted.make(url), dataDir: undefined, maxConnections: 4 })
+                  )
+                )
+              )
+            )
+          })
+        )
+        assert.isTrue(answered, "the database answers: ready")
+        assert.isBelow(waited, 1, `answered after ${waited} s`)
+      }),
     20_000
   )
 
