@@ -30,14 +30,20 @@ const isSet = (name: string) =>
 // 32 random bytes as base64url: 43 ASCII characters, so 43 UTF-8 bytes, above the 32-byte minimum.
 const generate = () => randomBytes(32).toString("base64url")
 
-const readSecrets = (path: string): Record<string, string> =>
-  existsSync(path) ? Schema.decodeUnknownSync(SecretsFile)(readFileSync(path, "utf8")) : {}
+/** The file's secrets, or `undefined` when there is no file yet. */
+const readSecrets = (path: string): Record<string, string> | undefined =>
+  existsSync(path) ? Schema.decodeUnknownSync(SecretsFile)(readFileSync(path, "utf8")) : undefined
 
 /**
  * Loads `DATA_DIR/dev-secrets.json`, adds any secret it lacks, and writes it back with mode 0600.
  * Two processes starting together on a fresh DATA_DIR must agree on one set of secrets, so the
  * file is written to a private temporary name and linked into place only if nobody else has done
- * so first (link fails on an existing name); the loser reads the winner's file.
+ * so first (link fails on an existing name); the loser reads the winner's file. Whether to link or
+ * to replace is decided by what was read, never by looking again: a process that found no file
+ * and then saw the winner's appear used to replace it, and the winner had already handed out
+ * tokens signed with the secret it wrote (a CI run caught it). Completing a partial file (one
+ * copied in without every secret) replaces it, and two processes doing that at the same instant
+ * can still each keep their own: only a hand-edited file gets there.
  * Returns the secrets and the names generated this time, so start-up can announce them.
  */
 const loadOrCreate = (path: string) =>
@@ -45,7 +51,7 @@ const loadOrCreate = (path: string) =>
     try: () => {
       for (let attempt = 0; ; attempt++) {
         const existing = readSecrets(path)
-        const secrets: Record<string, string> = { ...existing }
+        const secrets: Record<string, string> = { ...(existing ?? {}) }
         const generated: Array<SecretName> = []
         for (const name of GENERATED_SECRETS) {
           if (secrets[name] === undefined || secrets[name] === "") {
@@ -62,11 +68,12 @@ const loadOrCreate = (path: string) =>
         const temporary = `${path}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`
         writeFileSync(temporary, `${JSON.stringify(secrets, null, 2)}\n`, { mode: 0o600, flag: "wx" })
         try {
-          if (existsSync(path)) {
+          if (existing === undefined) {
+            // No file when read: create it only if still nobody has (EEXIST: read theirs).
+            linkSync(temporary, path)
+          } else {
             // Completing a partial file: replace it atomically.
             renameSync(temporary, path)
-          } else {
-            linkSync(temporary, path)
           }
           return { secrets, generated }
         } catch (error) {

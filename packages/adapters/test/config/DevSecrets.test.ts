@@ -1,6 +1,8 @@
+import { execFile } from "node:child_process"
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { fileURLToPath } from "node:url"
 import { assert, describe, it } from "@effect/vitest"
 import { Config, ConfigProvider, Duration, Effect, Layer, Option, Redacted } from "effect"
 import { jwtSettings } from "../../src/auth/JwtConfig.ts"
@@ -40,6 +42,26 @@ const readSecrets = (env: Record<string, string>) =>
 const fileOf = (dir: string) => join(dir, "dev-secrets.json")
 const readFile = (dir: string): Record<string, string> => JSON.parse(readFileSync(fileOf(dir), "utf8"))
 
+const CHILD = fileURLToPath(new URL("../support/devSecretsChild.ts", import.meta.url))
+
+/** The JWT secret a separate process reading `dir` at `startAt` would sign with. */
+const secretOfChild = (dir: string, startAt: number) =>
+  Effect.callback<string, Error>((resume) => {
+    const child = execFile(
+      process.execPath,
+      ["--conditions=payments-gaming-source", CHILD],
+      { env: { PATH: process.env.PATH ?? "", DATA_DIR: dir, START_AT: String(startAt) } },
+      // The layer's own log lines come first; the secret is the last line.
+      (error, stdout, stderr) =>
+        resume(
+          error
+            ? Effect.fail(new Error(`${error.message}\n${stderr}`))
+            : Effect.succeed(stdout.trim().split("\n").at(-1) ?? "")
+        )
+    )
+    return Effect.sync(() => child.kill())
+  })
+
 describe("DevSecrets outside production", () => {
   it.effect("generates the four secrets into DATA_DIR/dev-secrets.json with mode 0600 and serves them", () =>
     Effect.gen(function* () {
@@ -66,6 +88,29 @@ describe("DevSecrets outside production", () => {
         readFile(dir).AUTH_JWT_SECRET
       )
     })
+  )
+
+  it.live(
+    "processes starting in the same instant on a fresh DATA_DIR all use the secret the file keeps",
+    () =>
+      Effect.gen(function* () {
+        for (let round = 0; round < 5; round++) {
+          const dir = yield* tempDataDir
+          // Far enough ahead that all eight have loaded their modules and are waiting.
+          const startAt = Date.now() + 3_000
+          const secrets = yield* Effect.all(
+            Array.from({ length: 8 }, () => secretOfChild(dir, startAt)),
+            { concurrency: "unbounded" }
+          )
+          const kept = readFile(dir).AUTH_JWT_SECRET
+          assert.deepStrictEqual(
+            secrets,
+            secrets.map(() => kept),
+            `round ${round}`
+          )
+        }
+      }).pipe(Effect.scoped),
+    60_000
   )
 
   it.effect("a second build reuses the file instead of generating again", () =>
