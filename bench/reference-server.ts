@@ -7,8 +7,8 @@
  * REFERENCE_MODE=plain: the four benchmarked endpoints on bare `node:http`, doing the work the
  * service must do (verify the bearer with jose, the webhook HMAC, the card fingerprint HMAC, the
  * spin draw HMAC) and the SAME SQL, statement for statement and transaction for transaction, through
- * the SAME driver (@effect/sql-pg's PgClient, pool of DATABASE_MAX_CONNECTIONS, pipelined as the
- * service's: DATABASE_STATEMENTS_PER_CONNECTION); see
+ * the SAME client (the service's PostgresClient.layer: pool of DATABASE_MAX_CONNECTIONS, pipelined
+ * per DATABASE_STATEMENTS_PER_CONNECTION, with the same bounds); see
  * lib/PlainReference.ts. What it leaves out is everything between the socket and the SQL: the
  * router, schemas, middleware, envelopes, the domain services, logging and metrics. Validation is
  * the minimum the bench's requests need. It expects the service's migrations applied (the bench

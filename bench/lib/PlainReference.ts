@@ -1,10 +1,6 @@
 import { createHash, createHmac, randomBytes, randomUUID, timingSafeEqual } from "node:crypto"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
-import { PgClient } from "@effect/sql-pg"
-import {
-  DEFAULT_MAX_CONNECTIONS,
-  DEFAULT_STATEMENTS_PER_CONNECTION
-} from "@payments-gaming/adapters/postgres/PostgresClient"
+import * as PostgresClient from "@payments-gaming/adapters/postgres/PostgresClient"
 import { WEBHOOK_PATH } from "@payments-gaming/http/Paths"
 import { Effect, ManagedRuntime, Redacted } from "effect"
 import { SqlClient, SqlError, type Statement } from "effect/sql"
@@ -29,16 +25,14 @@ const required = (name: string) => {
  * it predates, it does not.
  */
 export async function startPlain(port: number, http: Http) {
-  const statementsPerConnection = Number(
-    process.env.DATABASE_STATEMENTS_PER_CONNECTION ?? DEFAULT_STATEMENTS_PER_CONNECTION
-  )
+  // The service's own client (PostgresClient.ts): the same driver, pool, pipelining and bounds.
+  const setting = (name: string) => (process.env[name] === undefined ? undefined : Number(process.env[name]))
   const runtime = ManagedRuntime.make(
-    PgClient.layer({
+    PostgresClient.layer({
       url: Redacted.make(required("DATABASE_URL")),
-      maxConnections: Number(process.env.DATABASE_MAX_CONNECTIONS ?? DEFAULT_MAX_CONNECTIONS),
-      // The service's pipelining too (PostgresClient.ts): the same driver, set up the same way.
-      multiplex: statementsPerConnection > 1,
-      multiplexConcurrency: statementsPerConnection,
+      dataDir: undefined,
+      maxConnections: setting("DATABASE_MAX_CONNECTIONS"),
+      statementsPerConnection: setting("DATABASE_STATEMENTS_PER_CONNECTION"),
       applicationName: "bench-reference"
     })
   )

@@ -35,8 +35,8 @@ const unavailable = () =>
  * A failure's answer: a 503 with `Retry-After` when all it failed on is the database being
  * unavailable (a dropped connection the unit of work could not retry, none to be had, or a
  * statement the server gave up on under the pipelined connections' lock and statement timeouts:
- * DatabaseUnavailable.ts), which is a condition to wait out, not a bug: one warning line, no stack. Anything else is a 500 whose
- * cause is logged in full under the request id.
+ * DatabaseUnavailable.ts), which is a condition to wait out, not a bug: one warning line, no
+ * stack. Anything else is a 500 whose cause is logged in full under the request id.
  */
 const failureResponse = (failure: Cause.Cause<unknown>) =>
   HttpServerError.causeResponse(failure).pipe(

@@ -39,11 +39,11 @@ export const isConnectionLost = (u: unknown): boolean =>
   (u.reason._tag === "ConnectionError" || SESSION_ENDED.has(sqlStateOf(u) ?? ""))
 
 /** A connection that failed, or a statement the server gave up waiting for: not a wrong statement. */
-const GAVE_UP = new Set(["ConnectionError", "LockTimeoutError", "StatementTimeoutError"])
+const UNAVAILABLE_REASONS = new Set(["ConnectionError", "LockTimeoutError", "StatementTimeoutError"])
 
 /** The database cannot be used right now: a lost connection, none to be had, or a statement it gave up on. */
 export const isDatabaseUnavailable = (u: unknown): boolean =>
-  SqlError.isSqlError(u) && (GAVE_UP.has(u.reason._tag) || NO_SESSION.has(sqlStateOf(u) ?? ""))
+  SqlError.isSqlError(u) && (UNAVAILABLE_REASONS.has(u.reason._tag) || NO_SESSION.has(sqlStateOf(u) ?? ""))
 
 const errorsOf = (cause: Cause.Cause<unknown>): Array<unknown> =>
   cause.reasons.flatMap((reason) =>

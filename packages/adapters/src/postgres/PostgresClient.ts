@@ -36,10 +36,10 @@ export const DEFAULT_STATEMENTS_PER_CONNECTION = 8
  * would hold up the ones queued behind it. A lock wait is the likely one: the service's own row
  * locks last one statement or one short transaction (milliseconds; a burst of credits to one user
  * waits in line for well under a second), so 2 s means something else holds the row (an operator's
- * open transaction, a migration). 10 s is far above what the service's statements take (about a millisecond in the
- * benchmarks) and below the 15 s request deadline. Either ends the
- * statement with 55P03 or 57014, answered 503 with `Retry-After` (DatabaseUnavailable.ts).
- * Migrations lift both for their own transaction (Migrations.ts).
+ * open transaction, a migration). 10 s is far above what the service's statements take (about a
+ * millisecond in the benchmarks) and below the 15 s request deadline. Either ends the statement
+ * with 55P03 or 57014, answered 503 with `Retry-After` (DatabaseUnavailable.ts). Migrations lift
+ * both for their own transaction (Migrations.ts).
  */
 export const PIPELINED_SESSION = { lock_timeout: "2s", statement_timeout: "10s" } as const
 
@@ -75,6 +75,8 @@ export interface PostgresOptions {
   readonly statementsPerConnection?: number | undefined
   /** See `PIPELINED_CONNECTION_LIFETIME` (the default); tests shorten it to watch a replacement. */
   readonly pipelinedConnectionLifetime?: Duration.Input | undefined
+  /** How PostgreSQL names the connections (`pg_stat_activity`); the bench's plain reference sets its own. */
+  readonly applicationName?: string | undefined
   /** Production on the embedded database is legal (CONTRACT §1) but worth a warning. */
   readonly production?: boolean | undefined
 }
@@ -89,8 +91,15 @@ export const layer = (options: PostgresOptions) =>
       if (options.url !== undefined) {
         const statementsPerConnection = options.statementsPerConnection ?? DEFAULT_STATEMENTS_PER_CONNECTION
         const pipelined = statementsPerConnection > 1
-        const pool = PgClient.layer({
+        const connection = {
           url: options.url,
+          applicationName: options.applicationName ?? "payments-gaming",
+          // TCP keepalive notices a peer that vanished without closing the connection (a network
+          // partition), so a dead connection is dropped from the pool rather than waited on forever.
+          keepAlive: "10 seconds"
+        } satisfies PgClient.PgPoolConfig
+        const pool = PgClient.layer({
+          ...connection,
           maxConnections: options.maxConnections ?? DEFAULT_MAX_CONNECTIONS,
           multiplex: pipelined,
           multiplexConcurrency: statementsPerConnection,
@@ -99,22 +108,12 @@ export const layer = (options: PostgresOptions) =>
                 startupParameters: PIPELINED_SESSION,
                 connectionTTL: options.pipelinedConnectionLifetime ?? PIPELINED_CONNECTION_LIFETIME
               }
-            : {}),
-          applicationName: "payments-gaming",
-          // TCP keepalive notices a peer that vanished without closing the connection (a network
-          // partition), so a dead connection is dropped from the pool rather than waited on forever.
-          keepAlive: "10 seconds"
+            : {})
         })
         if (!pipelined) return pool
-        const readiness = Layer.effect(
-          ReadinessClient,
-          PgClient.make({
-            url: options.url,
-            maxConnections: 1,
-            applicationName: "payments-gaming",
-            keepAlive: "10 seconds"
-          })
-        ).pipe(Layer.provide(Reactivity.layer))
+        const readiness = Layer.effect(ReadinessClient, PgClient.make({ ...connection, maxConnections: 1 })).pipe(
+          Layer.provide(Reactivity.layer)
+        )
         return Layer.merge(pool, readiness)
       }
       // PGlite is loaded only when it is used: a service on DATABASE_URL does not load it at start-up.

@@ -33,9 +33,12 @@ const backendsOf = (
     )
   })
 
-/** A pipelined client on a fresh database, with `body` run on it and a second client (`direct`) beside it. */
+/**
+ * A pipelined client (and the readiness probe on it) on a fresh database with a table `held` of one
+ * row, with `body` run on it and a second client (`direct`) beside it.
+ */
 const onPipelined = <A, E>(
-  body: (sql: SqlClient.SqlClient, direct: SqlClient.SqlClient) => Effect.Effect<A, E>,
+  body: (sql: SqlClient.SqlClient, direct: SqlClient.SqlClient) => Effect.Effect<A, E, DatabaseHealth>,
   options: Partial<PostgresClient.PostgresOptions> = {}
 ) =>
   Effect.gen(function* () {
@@ -45,7 +48,11 @@ const onPipelined = <A, E>(
     yield* direct`INSERT INTO held VALUES (1)`
     return yield* Effect.provide(
       Effect.flatMap(SqlClient.SqlClient, (sql) => body(sql, direct)),
-      PostgresClient.layer({ url: Redacted.make(url), dataDir: undefined, maxConnections: 4, ...options })
+      databaseHealthLayer.pipe(
+        Layer.provideMerge(
+          PostgresClient.layer({ url: Redacted.make(url), dataDir: undefined, maxConnections: 4, ...options })
+        )
+      )
     )
   })
 
@@ -123,43 +130,27 @@ describe.runIf(inject("databaseMode") === "postgres")("PostgresClient on DATABAS
   it.live(
     "readiness answers at once while pipelined statements wait on a held row",
     () =>
-      Effect.gen(function* () {
-        const url = yield* freshDatabaseUrl
-        const direct = yield* clientFor(url)
-        yield* direct`CREATE TABLE held (id int PRIMARY KEY)`
-        yield* direct`INSERT INTO held VALUES (1)`
-        const { answered, waited } = yield* direct.withTransaction(
+      onPipelined((sql, direct) =>
+        direct.withTransaction(
           Effect.gen(function* () {
             yield* direct`SELECT id FROM held WHERE id = 1 FOR UPDATE`
-            return yield* Effect.gen(function* () {
-              const sql = yield* SqlClient.SqlClient
-              // Three statements queued on the pool's connection behind the held row: 2 s each.
-              const waiting = yield* Effect.forkChild(
-                Effect.all(
-                  [1, 2, 3].map(() => Effect.exit(sql`UPDATE held SET id = 1 WHERE id = 1`)),
-                  { concurrency: "unbounded" }
-                )
-              )
-              yield* Effect.sleep("100 millis")
-              const started = Date.now()
-              const answered = yield* (yield* DatabaseHealth).reachable
-              const waited = (Date.now() - started) / 1000
-              yield* Fiber.join(waiting)
-              return { answered, waited }
-            }).pipe(
-              Effect.provide(
-                databaseHealthLayer.pipe(
-                  Layer.provideMerge(
-                    PostgresClient.layer({ url: Redacted.make(url), dataDir: undefined, maxConnections: 4 })
-                  )
-                )
+            // Three statements queued on the pool's connection behind the held row: 2 s each.
+            const waiting = yield* Effect.forkChild(
+              Effect.all(
+                [1, 2, 3].map(() => Effect.exit(sql`UPDATE held SET id = 1 WHERE id = 1`)),
+                { concurrency: "unbounded" }
               )
             )
+            yield* Effect.sleep("100 millis")
+            const started = Date.now()
+            const answered = yield* (yield* DatabaseHealth).reachable
+            const waited = (Date.now() - started) / 1000
+            yield* Fiber.join(waiting)
+            assert.isTrue(answered, "the database answers: ready")
+            assert.isBelow(waited, 1, `answered after ${waited} s`)
           })
         )
-        assert.isTrue(answered, "the database answers: ready")
-        assert.isBelow(waited, 1, `answered after ${waited} s`)
-      }),
+      ),
     20_000
   )
 

@@ -46,6 +46,13 @@ const playerLandingOn = (_round: string, wanted: (segment: Segment) => boolean) 
 
 const atNoon = TestClock.setTime(NOON_LAGOS)
 
+/** The service on the in-memory ports (which stay reachable), its spin store replaced by `spins`. */
+const withSpinRepository = <E, R>(spins: Layer.Layer<SpinRepository, E, R>) =>
+  SpinAndWinService.layer.pipe(
+    Layer.provide(spins),
+    Layer.provideMerge(layerMemoryPorts({ random: { roundSeed: ROUND_SEED } }))
+  )
+
 /** The service, with the clock at noon in Lagos. */
 const serviceAtNoon = Effect.andThen(atNoon, SpinAndWinService)
 
@@ -205,23 +212,20 @@ describe("SpinAndWinService.spin", () => {
       assert.strictEqual(recorded.length, 0)
     }).pipe(
       Effect.provide(
-        SpinAndWinService.layer.pipe(
-          // The store posts the prize with the spin (SpinRepository.record): give it a ledger that
-          // fails. Fresh, or the ports' own instance, on the real ledger, would be shared.
-          Layer.provide(
-            Layer.fresh(layerMemorySpinRepository).pipe(
-              Layer.provide(
-                Layer.effect(
-                  Ledger,
-                  Effect.gen(function* () {
-                    const real = yield* Ledger
-                    return Ledger.of({ ...real, post: () => Effect.die(new Error("ledger unavailable")) })
-                  })
-                )
+        // The store posts the prize with the spin (SpinRepository.record): give it a ledger that
+        // fails. Fresh, or the ports' own instance, on the real ledger, would be shared.
+        withSpinRepository(
+          Layer.fresh(layerMemorySpinRepository).pipe(
+            Layer.provide(
+              Layer.effect(
+                Ledger,
+                Effect.gen(function* () {
+                  const real = yield* Ledger
+                  return Ledger.of({ ...real, post: () => Effect.die(new Error("ledger unavailable")) })
+                })
               )
             )
-          ),
-          Layer.provideMerge(layerMemoryPorts({ random: { roundSeed: ROUND_SEED } }))
+          )
         )
       )
     )
@@ -229,40 +233,32 @@ describe("SpinAndWinService.spin", () => {
 })
 
 describe("SpinAndWinService.spin when its nonce keeps being taken", () => {
-  let attempts = 0
-  it.effect("gives up after ten draws with SpinContended (a 409), recording nothing", () =>
-    Effect.gen(function* () {
+  it.effect("gives up after ten draws with SpinContended (a 409), recording nothing", () => {
+    let attempts = 0
+    // A store that always finds the nonce taken, as the player's own racing seed changes would.
+    const alwaysStale = Layer.effect(
+      SpinRepository,
+      Effect.gen(function* () {
+        const real = yield* SpinRepository
+        return SpinRepository.of({
+          ...real,
+          record: () =>
+            Effect.sync(() => {
+              attempts++
+              return { _tag: "Stale" as const }
+            })
+        })
+      })
+    ).pipe(Layer.provide(Layer.fresh(layerMemorySpinRepository)))
+    return Effect.gen(function* () {
       yield* atNoon
       const error = yield* Effect.flip((yield* SpinAndWinService).spin(user("racer")))
       assert.strictEqual(error._tag, "SpinContended")
       assert.strictEqual(attempts, 10, "drawn again on each stale record, ten times in all")
       const recorded = yield* (yield* SpinRepository).listRound("2026-05-01" as RoundId, { limit: 10, offset: 0 })
       assert.strictEqual(recorded.length, 0)
-    }).pipe(
-      Effect.provide(
-        SpinAndWinService.layer.pipe(
-          // A store that always finds the nonce taken, as the player's own racing seed changes would.
-          Layer.provide(
-            Layer.effect(
-              SpinRepository,
-              Effect.gen(function* () {
-                const real = yield* SpinRepository
-                return SpinRepository.of({
-                  ...real,
-                  record: () =>
-                    Effect.sync(() => {
-                      attempts++
-                      return { _tag: "Stale" as const }
-                    })
-                })
-              })
-            ).pipe(Layer.provide(Layer.fresh(layerMemorySpinRepository)))
-          ),
-          Layer.provideMerge(layerMemoryPorts({ random: { roundSeed: ROUND_SEED } }))
-        )
-      )
-    )
-  )
+    }).pipe(Effect.provide(withSpinRepository(alwaysStale)))
+  })
 })
 
 describe("SpinAndWinService.round", () => {
