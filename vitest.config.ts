@@ -11,7 +11,7 @@ export default defineConfig({
       "packages/*/test/**/*.test.ts",
       "apps/*/test/**/*.test.ts"
     ],
-    globalSetup: ["packages/adapters/test/support/globalSetup.ts"],
+    globalSetup: ["packages/adapters/test/support/globalSetup.ts", "apps/http/test/support/bundleSetup.ts"],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     reporters: ["default"],

@@ -18,7 +18,7 @@ import { formatAreaComparison, formatSummary, summarise } from "./lib/Profile.ts
 import { checks, formatChecks, formatRatios, formatRows, ratios } from "./lib/Report.ts"
 import { makeScenarios, type Scenario } from "./lib/Scenarios.ts"
 import { mintToken } from "./lib/Secrets.ts"
-import { peerMissing, type Started, startPeer, startReference, startService } from "./lib/Targets.ts"
+import { bundleService, peerMissing, type Started, startPeer, startReference, startService } from "./lib/Targets.ts"
 
 const RESULTS = join(ROOT, "bench", "results.json")
 const PROFILES = join(ROOT, "bench", "profiles")
@@ -319,6 +319,7 @@ const main = async () => {
     `bench ${runId}: ${options.durationSeconds} s per run, ${options.warmupSeconds} s warm-up, connections ${options.connections.join("/")}`
   )
 
+  bundleService()
   const given = process.env.DATABASE_URL
   const adminUrl = given ?? DEFAULT_ADMIN_URL
   const postgres = await serverVersion(adminUrl)

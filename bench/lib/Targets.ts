@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process"
 import { existsSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { type Child, freePort, ROOT, spawnNode, waitReady } from "./Children.ts"
@@ -25,8 +26,10 @@ const COMMON = {
  */
 export const startFlags = (): ReadonlyArray<string> => {
   const scripts = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).scripts as Record<string, string>
-  const match = /exec node (.*?) ?apps\/http\/src\/main\.js/.exec(scripts.start ?? "")
-  if (match === null) throw new Error(`package.json's start script no longer reads "exec node … apps/http/src/main.js"`)
+  const match = /exec node (.*?) ?apps\/http\/dist\/bundle\/main\.js/.exec(scripts.start ?? "")
+  if (match === null) {
+    throw new Error(`package.json's start script no longer reads "exec node … apps/http/dist/bundle/main.js"`)
+  }
   return (match[1] ?? "").split(" ").filter((flag) => flag !== "" && !flag.startsWith("--conditions="))
 }
 
@@ -47,7 +50,15 @@ const start = async (
 }
 
 /**
- * The real service (apps/http/src/main.js) in production mode: every secret given, JSON logs at
+ * The bundle `npm start` runs (scripts/bundle-service.mjs), built first if it is missing or older
+ * than the sources, so the bench measures the code in the working tree.
+ */
+export const bundleService = () => {
+  execFileSync(process.execPath, [join(ROOT, "scripts", "bundle-service.mjs"), "--if-stale"], { stdio: "inherit" })
+}
+
+/**
+ * The real service (the bundle of apps/http/src/main.js that `npm start` runs) in production mode: every secret given, JSON logs at
  * warn (a line per request would dominate), development secrets never generated. Without
  * `databaseUrl` it opens the embedded database in `dataDir`.
  */
@@ -59,7 +70,7 @@ export const startService = (options: {
 }) =>
   start(
     options.id,
-    "apps/http/src/main.js",
+    "apps/http/dist/bundle/main.js",
     {
       NODE_ENV: "production",
       HOST: "127.0.0.1",

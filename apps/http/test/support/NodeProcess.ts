@@ -5,12 +5,14 @@ import { join } from "node:path"
 import type { Readable } from "node:stream"
 import { it } from "@effect/vitest"
 import { Effect, type Scope } from "effect"
+import { inject } from "vitest"
 
 export const ROOT = join(import.meta.dirname, "..", "..", "..", "..")
 /** The pinned Node 24; the system node cannot run the sources. */
 export const NODE = join(ROOT, "node_modules", ".bin", "node")
 export const CLI = "apps/cli/src/main.js"
-export const SERVER = "apps/http/src/main.js"
+/** The server as `npm start` runs it: the bundle of apps/http/src/main.js built for this run (bundleSetup.ts). */
+export const SERVER = inject("serverBundle")
 
 /**
  * A clean environment: nothing of the test runner's own (vitest sets NODE_ENV=test, and a developer's
