@@ -81,8 +81,10 @@ const build = async (out) => {
       output: {
         dir: staging,
         format: "esm",
-        // Unused code and comments dropped; names and line breaks kept for stack traces.
+        // Unused code and comments dropped (licence notices kept); names and line breaks kept for
+        // stack traces.
         minify: "dce-only",
+        comments: { legal: true, annotation: false, jsdoc: false },
         entryFileNames: "[name].js",
         chunkFileNames: "[name].js"
       }
