@@ -50,8 +50,8 @@ const start = async (
 }
 
 /**
- * The bundle `npm start` runs (scripts/bundle-service.mjs), built first if it is missing or older
- * than the sources, so the bench measures the code in the working tree.
+ * The bundle `npm start` runs (scripts/bundle-service.mjs), built first if it is missing or was
+ * built from other sources, so the bench measures the code in the working tree.
  */
 export const bundleService = () => {
   execFileSync(process.execPath, [join(ROOT, "scripts", "bundle-service.mjs"), "--if-stale"], { stdio: "inherit" })

@@ -12,7 +12,7 @@ const NO_DATABASE =
   "DATABASE_URL is not set (the embedded database is unauthenticated and single-process; set EMBEDDED_DATABASE=allow to use it anyway)"
 
 /**
- * Runs the real entry point (apps/http/src/main.js) in production with `env` on top of a safe
+ * Runs the real entry point (the bundle of apps/http/src/main.js that `npm start` runs) in production with `env` on top of a safe
  * configuration (`undefined` removes a variable), and returns the one line it must log before
  * exiting 1: a JSON object at level ERROR whose message is the refusal.
  */

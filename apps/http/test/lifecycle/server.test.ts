@@ -17,7 +17,7 @@ const LISTENING = /Listening on http:\/\/127\.0\.0\.1:(\d+)/
 const SECRETS = TEST_SECRETS
 const sign = (body: string) => signWebhook(body)
 
-/** A stop asked for by SIGTERM is a clean exit (apps/http/src/main.js maps the interruption to 0). */
+/** A stop asked for by SIGTERM is a clean exit (RunService.ts, behind apps/http/src/main.js, maps the interruption to 0). */
 const SIGTERM_EXIT_CODE = 0
 
 /** A fresh database, its name, and an admin connection (to the server's maintenance database). */
