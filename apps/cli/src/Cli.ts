@@ -1,12 +1,12 @@
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeServices from "@effect/platform-node/NodeServices"
-import { Cause, Effect } from "effect"
+import { Cause, Effect, Exit, Runtime } from "effect"
 import { CliError, Command } from "effect/cli"
 import packageJson from "../package.json" with { type: "json" }
 import { db } from "./DbCommand.ts"
 import { notifications } from "./NotificationsCommand.ts"
 import { push } from "./PushCommand.ts"
-import { UsageError } from "./Runtime.ts"
+import { signalStopIsClean, UsageError } from "./Runtime.ts"
 import { serve } from "./ServeCommand.ts"
 import { token } from "./TokenCommand.ts"
 import { virtualAccount } from "./VirtualAccountCommand.ts"
@@ -34,4 +34,10 @@ const program = Command.run(root, { version: packageJson.version }).pipe(
   Effect.provide(NodeServices.layer)
 )
 
-NodeRuntime.runMain(program, { disableErrorReporting: true })
+NodeRuntime.runMain(program, {
+  disableErrorReporting: true,
+  teardown: (exit, onExit) =>
+    Exit.isFailure(exit) && Cause.hasInterruptsOnly(exit.cause) && signalStopIsClean()
+      ? onExit(0)
+      : Runtime.defaultTeardown(exit, onExit)
+})
