@@ -58,9 +58,9 @@ export const bundleService = () => {
 }
 
 /**
- * The real service (the bundle of apps/http/src/main.js that `npm start` runs) in production mode: every secret given, JSON logs at
- * warn (a line per request would dominate), development secrets never generated. Without
- * `databaseUrl` it opens the embedded database in `dataDir`.
+ * The real service (the bundle of apps/http/src/main.js that `npm start` runs) in production mode:
+ * every secret given, JSON logs at warn (a line per request would dominate), development secrets
+ * never generated. Without `databaseUrl` it opens the embedded database in `dataDir`.
  */
 export const startService = (options: {
   readonly id: "service" | "service-pglite"

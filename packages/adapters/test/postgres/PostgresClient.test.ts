@@ -61,6 +61,15 @@ const errorOf = (exit: Exit.Exit<unknown, unknown>) =>
   Exit.isFailure(exit) ? (Cause.squash(exit.cause) as unknown) : undefined
 
 // DATABASE_URL only: in the suite's PGlite mode (no server reachable) there is no URL to connect to.
+/**
+ * `onPipelined` with row 1 of `held` locked by `direct` (FOR UPDATE, in a transaction) while `body`
+ * runs: a statement of the pool's that touches the row waits on it.
+ */
+const whileRowHeld = <A, E>(body: (sql: SqlClient.SqlClient) => Effect.Effect<A, E, DatabaseHealth>) =>
+  onPipelined((sql, direct) =>
+    direct.withTransaction(Effect.andThen(direct`SELECT id FROM held WHERE id = 1 FOR UPDATE`, body(sql)))
+  )
+
 describe.runIf(inject("databaseMode") === "postgres")("PostgresClient on DATABASE_URL", () => {
   it.effect("pipelines concurrent statements on one connection, up to the statements per connection", () =>
     Effect.gen(function* () {
@@ -102,27 +111,24 @@ describe.runIf(inject("databaseMode") === "postgres")("PostgresClient on DATABAS
   it.live(
     "a pipelined statement waiting on a lock gives up after lock_timeout, and the ones behind it run",
     () =>
-      onPipelined((sql, direct) =>
-        direct.withTransaction(
-          Effect.gen(function* () {
-            yield* direct`SELECT id FROM held WHERE id = 1 FOR UPDATE`
-            const started = Date.now()
-            const waiting = yield* Effect.forkChild(Effect.exit(sql`UPDATE held SET id = 1 WHERE id = 1`))
-            yield* Effect.sleep("50 millis")
-            // Queued behind the waiting statement on the pool's one connection so far.
-            const [behind] = yield* sql<{ answer: number }>`SELECT 41 + 1 AS answer`
-            const exit = yield* Fiber.join(waiting)
-            const seconds = (Date.now() - started) / 1000
-            assert.strictEqual(behind?.answer, 42)
-            const error = errorOf(exit) as { reason?: { _tag?: string } } | undefined
-            assert.strictEqual(error?.reason?._tag, "LockTimeoutError", String(error))
-            // 2 s (PIPELINED_SESSION), well before the 15 s request deadline; answered 503, not retried.
-            assert.isAtLeast(seconds, 1.9)
-            assert.isBelow(seconds, 10)
-            assert.isTrue(isDatabaseUnavailable(error))
-            assert.isFalse(isConnectionLost(error))
-          })
-        )
+      whileRowHeld((sql) =>
+        Effect.gen(function* () {
+          const started = Date.now()
+          const waiting = yield* Effect.forkChild(Effect.exit(sql`UPDATE held SET id = 1 WHERE id = 1`))
+          yield* Effect.sleep("50 millis")
+          // Queued behind the waiting statement on the pool's one connection so far.
+          const [behind] = yield* sql<{ answer: number }>`SELECT 41 + 1 AS answer`
+          const exit = yield* Fiber.join(waiting)
+          const seconds = (Date.now() - started) / 1000
+          assert.strictEqual(behind?.answer, 42)
+          const error = errorOf(exit) as { reason?: { _tag?: string } } | undefined
+          assert.strictEqual(error?.reason?._tag, "LockTimeoutError", String(error))
+          // 2 s (PIPELINED_SESSION), well before the 15 s request deadline; answered 503, not retried.
+          assert.isAtLeast(seconds, 1.9)
+          assert.isBelow(seconds, 10)
+          assert.isTrue(isDatabaseUnavailable(error))
+          assert.isFalse(isConnectionLost(error))
+        })
       ),
     20_000
   )
@@ -130,26 +136,23 @@ describe.runIf(inject("databaseMode") === "postgres")("PostgresClient on DATABAS
   it.live(
     "readiness answers at once while pipelined statements wait on a held row",
     () =>
-      onPipelined((sql, direct) =>
-        direct.withTransaction(
-          Effect.gen(function* () {
-            yield* direct`SELECT id FROM held WHERE id = 1 FOR UPDATE`
-            // Three statements queued on the pool's connection behind the held row: 2 s each.
-            const waiting = yield* Effect.forkChild(
-              Effect.all(
-                [1, 2, 3].map(() => Effect.exit(sql`UPDATE held SET id = 1 WHERE id = 1`)),
-                { concurrency: "unbounded" }
-              )
+      whileRowHeld((sql) =>
+        Effect.gen(function* () {
+          // Three statements queued on the pool's connection behind the held row: 2 s each.
+          const waiting = yield* Effect.forkChild(
+            Effect.all(
+              [1, 2, 3].map(() => Effect.exit(sql`UPDATE held SET id = 1 WHERE id = 1`)),
+              { concurrency: "unbounded" }
             )
-            yield* Effect.sleep("100 millis")
-            const started = Date.now()
-            const answered = yield* (yield* DatabaseHealth).reachable
-            const waited = (Date.now() - started) / 1000
-            yield* Fiber.join(waiting)
-            assert.isTrue(answered, "the database answers: ready")
-            assert.isBelow(waited, 1, `answered after ${waited} s`)
-          })
-        )
+          )
+          yield* Effect.sleep("100 millis")
+          const started = Date.now()
+          const answered = yield* (yield* DatabaseHealth).reachable
+          const waited = (Date.now() - started) / 1000
+          yield* Fiber.join(waiting)
+          assert.isTrue(answered, "the database answers: ready")
+          assert.isBelow(waited, 1, `answered after ${waited} s`)
+        })
       ),
     20_000
   )
