@@ -215,19 +215,28 @@ export class SpinAndWinService extends Context.Service<
         })
       }
 
-      /** A spin drawn with the player's next client seed and nonce as `current` reads them now. */
+      /**
+       * The player's next client seed and nonce: the stored ones, or the default seed at nonce 0.
+       * The default is derived only when nothing is stored, so a returning player's spin (they have
+       * a row from their first spin on) skips its SHA-256: a hash or HMAC inside a request costs
+       * 15-20 µs, timed in place (issue 16, docs/benchmarks.md).
+       */
+      const nextClientSeed = Effect.fnUntraced(function* (userId: UserId) {
+        const stored = yield* clientSeeds.current(userId)
+        if (Option.isSome(stored)) return stored.value
+        const state: ClientSeedState = { clientSeed: yield* defaultClientSeed(crypto, userId), nonce: 0 }
+        return state
+      })
+
+      /** A spin drawn with the player's next client seed and nonce as `nextClientSeed` reads them now. */
       const draw = Effect.fnUntraced(function* (
         userId: UserId,
-        fallback: ClientSeed,
         wheel: Wheel,
         seed: RoundSeed,
         fields: { readonly spinId: SpinId; readonly round: RoundId; readonly at: DateTime.Utc },
         idempotencyKey: IdempotencyKey | undefined
       ) {
-        const { clientSeed, nonce } = Option.getOrElse(yield* clientSeeds.current(userId), () => ({
-          clientSeed: fallback,
-          nonce: 0
-        }))
+        const { clientSeed, nonce } = yield* nextClientSeed(userId)
         const value = yield* drawValue(
           crypto,
           Redacted.value(seed.seed),
@@ -262,14 +271,13 @@ export class SpinAndWinService extends Context.Service<
         const wheel = yield* activeWheel
         const seed = yield* seedOf(round)
         const spinId = (yield* random.uuid) as SpinId
-        const fallback = yield* defaultClientSeed(crypto, userId)
         // Optimistic: drawn with the seed and nonce read now, recorded only if they are still the
         // player's next ones (the store checks and takes the nonce in its one write, which needs no
         // transaction), else drawn again. Only the player's own concurrent spins or seed changes make
         // a spin stale, and the next attempt then meets AlreadySpun or the new seed.
         const drawAndRecord = Effect.gen(function* () {
           for (let attempt = 1; ; attempt++) {
-            const drawn = yield* draw(userId, fallback, wheel, seed, { spinId, round, at }, idempotencyKey)
+            const drawn = yield* draw(userId, wheel, seed, { spinId, round, at }, idempotencyKey)
             // One write: the nonce, the spin, its prize's posting and the prize's notification (issue 16).
             const recorded = yield* spins.record(drawn.spin, yield* prizeOf(drawn.spin, wheel))
             if (recorded._tag === "Recorded") return { ...drawn, coins: recorded.coins }
@@ -326,13 +334,6 @@ export class SpinAndWinService extends Context.Service<
         )
       })
 
-      const clientSeed = Effect.fnUntraced(function* (userId: UserId) {
-        const stored = yield* clientSeeds.current(userId)
-        if (Option.isSome(stored)) return stored.value
-        const state: ClientSeedState = { clientSeed: yield* defaultClientSeed(crypto, userId), nonce: 0 }
-        return state
-      })
-
       const setClientSeed = (userId: UserId, seed: ClientSeed) => clientSeeds.set(userId, seed)
 
       const round = Effect.fn("SpinAndWinService.round")(function* (
@@ -370,7 +371,7 @@ export class SpinAndWinService extends Context.Service<
         })
       })
 
-      return SpinAndWinService.of({ view, spin, clientSeed, setClientSeed, round })
+      return SpinAndWinService.of({ view, spin, clientSeed: nextClientSeed, setClientSeed, round })
     })
   )
 }

@@ -15,6 +15,7 @@ import type { IdempotencyKey } from "../../src/wheel/Spin.ts"
 import { SpinAndWinService } from "../../src/wheel/SpinAndWinService.ts"
 import { SpinRepository } from "../../src/wheel/SpinRepository.ts"
 import { layerMemory, layerMemoryPorts, layerMemorySpinRepository } from "../../src/wheel/testing.ts"
+import { layerWheelCaches } from "../../src/wheel/WheelCaches.ts"
 import { WheelRepository } from "../../src/wheel/WheelRepository.ts"
 import { concurrentSpins } from "../support/wheelFixtures.ts"
 
@@ -398,4 +399,42 @@ describe("SpinAndWinService client seeds", () => {
       assert.deepStrictEqual([first.clientSeed, first.nonce], ["kim's seed", 0])
     }).pipe(Effect.provide(Memory))
   )
+
+  it.effect("a returning player's spin derives no default seed; a first spin derives it once", () => {
+    // SHA-256 calls counted beside the in-memory ports' own crypto.
+    let hashes = 0
+    const Counting = Layer.effect(
+      SeedCrypto,
+      Effect.gen(function* () {
+        const crypto = yield* SeedCrypto
+        return SeedCrypto.of({
+          sha256: (data) =>
+            Effect.suspend(() => {
+              hashes++
+              return crypto.sha256(data)
+            }),
+          hmacSha256: crypto.hmacSha256
+        })
+      })
+    )
+    const Counted = SpinAndWinService.layer.pipe(
+      Layer.provide(layerWheelCaches),
+      Layer.provide(Counting),
+      Layer.provideMerge(layerMemoryPorts({ random: { roundSeed: ROUND_SEED } }))
+    )
+    return Effect.gen(function* () {
+      const service = yield* serviceAtNoon
+      // The round's seed and its commitment (a SHA-256 of their own) exist before the counting.
+      yield* service.view(user("lee"))
+      hashes = 0
+      const first = yield* service.spin(user("lee"))
+      assert.strictEqual(hashes, 1)
+      yield* TestClock.adjust("1 day")
+      yield* service.view(user("lee"))
+      hashes = 0
+      const second = yield* service.spin(user("lee"))
+      assert.strictEqual(hashes, 0)
+      assert.deepStrictEqual([second.clientSeed, second.nonce], [first.clientSeed, 1])
+    }).pipe(Effect.provide(Counted))
+  })
 })
