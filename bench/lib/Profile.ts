@@ -46,7 +46,8 @@ const IDLE = "(idle)"
 // Frames that are on every stack and say nothing about where the time goes.
 const STRUCTURAL = new Set(["(root)", "(program)", "(idle)", "(garbage collector)"])
 
-const shortUrl = (url: string) => {
+/** A source URL shortened to what follows node_modules/, or to its path inside the repository. */
+export const shortUrl = (url: string) => {
   if (url === "") return ""
   const path = url.startsWith("file://") ? decodeURIComponent(url.slice("file://".length)) : url
   const nodeModules = path.lastIndexOf("/node_modules/")
