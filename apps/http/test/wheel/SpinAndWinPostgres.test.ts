@@ -2,7 +2,7 @@ import { createHash, createHmac, randomUUID } from "node:crypto"
 import { assert, describe, layer } from "@effect/vitest"
 import * as CryptoWheelRandom from "@payments-gaming/adapters/wheel/CryptoWheelRandom"
 import type { UserId } from "@payments-gaming/domain/auth"
-import { Ledger } from "@payments-gaming/domain/ledger"
+import { Ledger, Movements } from "@payments-gaming/domain/ledger"
 import { concurrentSpins } from "@payments-gaming/domain/test/support/wheelFixtures"
 import { WheelTesting } from "@payments-gaming/domain/testing"
 import {
@@ -25,7 +25,7 @@ import {
   WheelDefinition,
   WheelRepository
 } from "@payments-gaming/domain/wheel"
-import { BigDecimal, DateTime, Effect, Layer, Option, Redacted } from "effect"
+import { BigDecimal, DateTime, Effect, Layer, Option, Redacted, Result } from "effect"
 import { SqlClient, SqlError } from "effect/sql"
 import { TestClock } from "effect/testing"
 import { wheelOnPostgres } from "../support/WheelDatabase.ts"
@@ -161,6 +161,44 @@ describe("spin-and-win on PostgreSQL", () => {
         assert.strictEqual(yield* movementsOf(loser.userId), 0)
         assert.deepStrictEqual(yield* ledger.reconcile, [])
       }).pipe(withTestClock)
+    )
+
+    it.effect(
+      "a prize without a notification is written with its spin, and the coins answered are the new balance",
+      () =>
+        Effect.gen(function* () {
+          // The service wires an outbox; a composition without one records a prize with no
+          // notification, which is its own statement (SpinRepository.record).
+          const spins = yield* SpinRepository
+          const ledger = yield* Ledger
+          const sql = yield* SqlClient.SqlClient
+          const userId = user(`quiet-winner-${randomUUID()}`)
+          const segment = defaultWheel("NGN").segments.find((s) => s.type === "coin" && s.value > 0)!
+          const spin = new Spin({
+            spinId: randomUUID() as SpinId,
+            userId,
+            round: ROUND as RoundId,
+            wheelVersion: 1,
+            clientSeed: "quiet ~ 1" as ClientSeed,
+            nonce: 0,
+            drawValue: 0,
+            segmentId: segment.id,
+            prize: { type: "coin", value: segment.value },
+            idempotencyKey: null,
+            createdAt: yield* DateTime.now
+          })
+          const transaction = Result.getOrThrow(
+            Movements.coinPrize({ key: spin.spinId, userId, coins: BigInt(segment.value) })
+          )
+          const recorded = yield* spins.record(spin, { transaction, notification: undefined })
+          assert.deepStrictEqual(recorded, { _tag: "Recorded", coins: BigInt(segment.value) })
+          assert.strictEqual((yield* ledger.balances(userId)).coins, BigInt(segment.value))
+          assert.strictEqual(yield* movementsOf(userId), 1)
+          const [queued] = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM notification_outbox
+          WHERE user_id = ${userId}`
+          assert.strictEqual(queued?.n, 0)
+          assert.deepStrictEqual(yield* ledger.reconcile, [])
+        })
     )
 
     it.effect("a finished round's revealed seed reproduces a recorded spin with plain node:crypto", () =>

@@ -10,8 +10,9 @@ import {
 import { COIN, Money, Unit } from "@payments-gaming/domain/money"
 import { Effect, Layer, Option, Result, Schema } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"
-import { type Move, netByAccount, recordParts } from "./LedgerWrites.ts"
+import { LEDGER_SLOTS, type Move, netByAccount, recordParts, recordValues } from "./LedgerWrites.ts"
 import { rowSchema } from "./RowSchema.ts"
+import { statementTemplate } from "./StatementTemplate.ts"
 
 /** One posting of a stored transaction (`ledger_postings`), with its transaction's key and kind and its account's owner. */
 const StoredPostingRow = rowSchema(
@@ -122,11 +123,20 @@ export const layer = Layer.effect(
         })
       })
 
+    // One statement template each for credits and for debits (`StatementTemplate`).
+    const recordTemplate = (creditUsers: boolean) =>
+      statementTemplate(
+        sql,
+        LEDGER_SLOTS,
+        (slot) => sql`WITH ${sql.csv(recordParts(sql, slot, creditUsers))} SELECT id FROM tx`
+      )
+    const recordCredits = recordTemplate(true)
+    const recordDebits = recordTemplate(false)
     const record = (
       transaction: LedgerTransaction.LedgerTransaction,
       moves: ReadonlyArray<Move>,
       creditUsers: boolean
-    ) => sql<{ id: bigint }>`WITH ${sql.csv(recordParts(sql, transaction, moves, creditUsers))} SELECT id FROM tx`
+    ) => (creditUsers ? recordCredits : recordDebits)<{ id: bigint }>(recordValues(transaction, moves, creditUsers))
 
     const existing = (key: string) =>
       Effect.map(load(key), (stored) => ({ transaction: Option.getOrThrow(stored), created: false }))

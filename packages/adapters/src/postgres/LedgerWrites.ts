@@ -1,5 +1,6 @@
 import { Account, LedgerTransaction } from "@payments-gaming/domain/ledger"
 import type { SqlClient, Statement } from "effect/sql"
+import type { Slots } from "./StatementTemplate.ts"
 
 /** One account's net change in a transaction. */
 export interface Move {
@@ -20,14 +21,59 @@ export const netByAccount = (transaction: LedgerTransaction.LedgerTransaction): 
   return [...net.values()].sort((a, b) => (a.account.id < b.account.id ? -1 : a.account.id > b.account.id ? 1 : 0))
 }
 
+/** The slots of `recordParts`: a transaction's key and kind, then its rows as parallel arrays. */
+export const LEDGER_SLOTS = [
+  "txKey",
+  "txKind",
+  "systemIds",
+  "systemUnits",
+  "userIds",
+  "userUnits",
+  "userOwners",
+  "userDeltas",
+  "postingAccounts",
+  "postingUnits",
+  "postingAmounts"
+] as const
+export type LedgerSlot = (typeof LEDGER_SLOTS)[number]
+
 /**
- * The common table expressions that record a ledger transaction, for a `WITH` of one statement:
- * `tx`, its key row (`RETURNING id`, nothing for a key posted before), then the account rows it
- * lacks, its postings (in the transaction's order), and, with `creditUsers`, every user account's
- * balance change (`user_accounts`: an upsert, so in VALUES order, which is account id order, that
- * returns each user account's `id` and new `balance`). Each part is written only when the key row
- * was created. Without `creditUsers` a missing user row starts at 0 and its balance is left to the
- * caller's conditional updates.
+ * The values of `recordParts`' slots for `transaction`: its system and user accounts (in `moves`'
+ * order, which is account id order), a user account's balance change (0 without `creditUsers`),
+ * and its postings in the transaction's order.
+ */
+export const recordValues = (
+  transaction: LedgerTransaction.LedgerTransaction,
+  moves: ReadonlyArray<Move>,
+  creditUsers: boolean
+): Record<LedgerSlot, unknown> => {
+  const system = moves.filter((move) => !Account.isUserAccount(move.account))
+  const users = moves.filter((move) => Account.isUserAccount(move.account))
+  return {
+    txKey: transaction.key,
+    txKind: transaction.kind,
+    systemIds: system.map(({ account }) => account.id),
+    systemUnits: system.map(({ account }) => account.unit),
+    userIds: users.map(({ account }) => account.id),
+    userUnits: users.map(({ account }) => account.unit),
+    userOwners: users.map(({ account }) => account.userId),
+    userDeltas: users.map(({ delta }) => (creditUsers ? delta : 0n)),
+    postingAccounts: transaction.postings.map((posting) => posting.account.id),
+    postingUnits: transaction.postings.map((posting) => posting.account.unit),
+    postingAmounts: transaction.postings.map(LedgerTransaction.postingMinorUnits)
+  }
+}
+
+/**
+ * The common table expressions that record a ledger transaction, for a `WITH` of one statement
+ * template (`StatementTemplate`, values from `recordValues`): `tx`, its key row (`RETURNING id`,
+ * nothing for a key posted before), then the account rows it lacks, its postings (in the
+ * transaction's order), and, with `creditUsers`, every user account's balance change
+ * (`user_accounts`: an upsert, so in array order, which is account id order, that returns each
+ * user account's `id` and new `balance`). Each part is written only when the key row was created.
+ * Without `creditUsers` a missing user row starts at 0 and its balance is left to the caller's
+ * conditional updates. The rows come in as arrays (`unnest`), so one text serves a transaction of
+ * any size.
  *
  * `when`, a condition, gates the key row itself, and so everything: a statement that records
  * something else first (a webhook event, a spin) posts only when that record is new. Used by
@@ -42,84 +88,63 @@ export const netByAccount = (transaction: LedgerTransaction.LedgerTransaction): 
  */
 export const recordParts = (
   sql: SqlClient.SqlClient,
-  transaction: LedgerTransaction.LedgerTransaction,
-  moves: ReadonlyArray<Move>,
+  slot: Slots<LedgerSlot>,
   creditUsers: boolean,
   when?: Statement.Fragment
 ): Array<Statement.Fragment> => {
-  const system = moves.filter((move) => !Account.isUserAccount(move.account))
-  const users = moves.filter((move) => Account.isUserAccount(move.account))
-  const parts = [
+  const onConflict = creditUsers
+    ? sql`DO UPDATE SET balance = ledger_accounts.balance + excluded.balance, updated_at = now()`
+    : sql`DO UPDATE SET balance = ledger_accounts.balance`
+  return [
     when === undefined
       ? sql`tx AS (
-          INSERT INTO ledger_transactions (idempotency_key, kind) VALUES (${transaction.key}, ${transaction.kind})
+          INSERT INTO ledger_transactions (idempotency_key, kind) VALUES (${slot.txKey}, ${slot.txKind})
           ON CONFLICT (idempotency_key) DO NOTHING
           RETURNING id
         )`
       : sql`tx AS (
-          INSERT INTO ledger_transactions (idempotency_key, kind) SELECT ${transaction.key}, ${transaction.kind}
+          INSERT INTO ledger_transactions (idempotency_key, kind) SELECT ${slot.txKey}, ${slot.txKind}
           WHERE ${when}
           ON CONFLICT (idempotency_key) DO NOTHING
           RETURNING id
-        )`
-  ]
-  if (system.length > 0) {
-    parts.push(sql`system_accounts AS (
+        )`,
+    sql`system_accounts AS (
           INSERT INTO ledger_accounts (id, unit, owner_user_id, non_negative, balance)
           SELECT v.id, v.unit, NULL, false, NULL
-          FROM (VALUES ${sql.csv(system.map(({ account }) => sql`(${account.id}, ${account.unit})`))}) AS v (id, unit)
+          FROM unnest(${slot.systemIds}::text[], ${slot.systemUnits}::text[]) AS v (id, unit)
           WHERE EXISTS (SELECT 1 FROM tx)
           ON CONFLICT (id) DO NOTHING
-        )`)
-  }
-  if (users.length > 0) {
-    const rows = sql.csv(
-      users.map(
-        ({ account, delta }) =>
-          sql`(${account.id}, ${account.unit}, ${account.userId}, ${creditUsers ? delta : 0n}::bigint)`
-      )
-    )
-    const onConflict = creditUsers
-      ? sql`DO UPDATE SET balance = ledger_accounts.balance + excluded.balance, updated_at = now()`
-      : sql`DO UPDATE SET balance = ledger_accounts.balance`
-    parts.push(sql`user_accounts AS (
+        )`,
+    sql`user_accounts AS (
           INSERT INTO ledger_accounts (id, unit, owner_user_id, non_negative, balance)
           SELECT v.id, v.unit, v.owner_user_id, true, v.balance
-          FROM (VALUES ${rows}) AS v (id, unit, owner_user_id, balance)
+          FROM unnest(${slot.userIds}::text[], ${slot.userUnits}::text[], ${slot.userOwners}::text[],
+            ${slot.userDeltas}::bigint[]) WITH ORDINALITY AS v (id, unit, owner_user_id, balance, position)
           WHERE EXISTS (SELECT 1 FROM tx)
+          ORDER BY v.position
           ON CONFLICT (id) ${onConflict}
           RETURNING id, balance
-        )`)
-  }
-  const postings = sql.csv(
-    transaction.postings.map(
-      (posting, position) =>
-        sql`(${position}::int, ${posting.account.id}, ${posting.account.unit}, ${LedgerTransaction.postingMinorUnits(posting)}::bigint)`
-    )
-  )
-  parts.push(sql`postings AS (
-        INSERT INTO ledger_postings (transaction_id, account_id, unit, amount_minor)
-        SELECT tx.id, v.account_id, v.unit, v.amount_minor
-        FROM tx CROSS JOIN (VALUES ${postings}) AS v (position, account_id, unit, amount_minor)
-        ${users.length > 0 ? sql`WHERE (SELECT count(*) FROM user_accounts) >= 0` : sql``}
-        ORDER BY v.position
-      )`)
-  return parts
+        )`,
+    sql`postings AS (
+          INSERT INTO ledger_postings (transaction_id, account_id, unit, amount_minor)
+          SELECT tx.id, v.account_id, v.unit, v.amount_minor
+          FROM tx CROSS JOIN unnest(${slot.postingAccounts}::text[], ${slot.postingUnits}::text[],
+            ${slot.postingAmounts}::bigint[]) WITH ORDINALITY AS v (account_id, unit, amount_minor, position)
+          WHERE (SELECT count(*) FROM user_accounts) >= 0
+          ORDER BY v.position
+        )`
+  ]
 }
 
 /**
- * `recordParts` for a posting written with the record that caused it: only credits, which nothing
- * can refuse, so the one statement needs no conditional update after it. A debit here is a bug in
- * the caller (see `NotifiedPosting`).
+ * `recordValues` for a posting written with the record that caused it (`recordParts` with
+ * `creditUsers`): only credits, which nothing can refuse, so the one statement needs no
+ * conditional update after it. A debit here is a bug in the caller (see `NotifiedPosting`).
  */
-export const creditParts = (
-  sql: SqlClient.SqlClient,
-  transaction: LedgerTransaction.LedgerTransaction,
-  when: Statement.Fragment
-): Array<Statement.Fragment> => {
+export const creditValues = (transaction: LedgerTransaction.LedgerTransaction): Record<LedgerSlot, unknown> => {
   const moves = netByAccount(transaction)
   if (moves.some((move) => Account.isUserAccount(move.account) && move.delta < 0n)) {
     throw new Error(`ledger transaction ${transaction.key} takes from a user: it cannot be posted with its record`)
   }
-  return recordParts(sql, transaction, moves, true, when)
+  return recordValues(transaction, moves, true)
 }

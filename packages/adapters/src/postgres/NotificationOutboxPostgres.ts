@@ -11,7 +11,7 @@ import {
 import { TokenType } from "@payments-gaming/domain/push"
 import { Duration, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"
-import { outboxRows } from "./OutboxWrites.ts"
+import { outboxRows, outboxValues } from "./OutboxWrites.ts"
 import { rowSchema } from "./RowSchema.ts"
 
 const ViewColumns = Schema.Struct({
@@ -112,7 +112,7 @@ export const layer: Layer.Layer<NotificationOutbox, never, SqlClient.SqlClient> 
     // carries: OutboxWrites.ts). The user's active devices are read inside the replay's
     // transaction, and (event, device) makes it idempotent.
     const enqueue = (event: OutboxEvent) =>
-      sql<{ readonly id: string }>`${outboxRows(sql, event)} RETURNING id`.pipe(
+      sql<{ readonly id: string }>`${outboxRows(sql, outboxValues(event))} RETURNING id`.pipe(
         Effect.map((rows) => rows.length),
         Effect.orDie
       )

@@ -1,14 +1,38 @@
 import type { OutboxEvent } from "@payments-gaming/domain/notifications"
 import type { SqlClient, Statement } from "effect/sql"
 
+/** What `outboxRows` writes of an event, named as the slots of a statement template that holds it. */
+export const OUTBOX_SLOTS = [
+  "outboxEventKey",
+  "outboxUserId",
+  "outboxTemplateCode",
+  "outboxTitle",
+  "outboxBody"
+] as const
+export type OutboxSlot = (typeof OUTBOX_SLOTS)[number]
+
+/** The values of `outboxRows`' fields for `event`. */
+export const outboxValues = (event: OutboxEvent): Record<OutboxSlot, string> => ({
+  outboxEventKey: event.eventKey,
+  outboxUserId: event.userId,
+  outboxTemplateCode: event.content.templateCode,
+  outboxTitle: event.content.title,
+  outboxBody: event.content.body
+})
+
 /**
  * The INSERT that writes an event's notification into `notification_outbox`: a row per active
- * device of its user, none again for a device that has one for this event. `when`, a condition,
- * gates it: a statement that posts a ledger transaction first notifies only when that is new
- * (`NotifiedPosting`). Used by `NotificationOutboxPostgres.enqueue` and by those statements.
+ * device of its user, none again for a device that has one for this event. `fields` are the
+ * event's values (`outboxValues`) or a statement template's slots of the same names. `when`, a
+ * condition, gates it: a statement that posts a ledger transaction first notifies only when that
+ * is new (`NotifiedPosting`). Used by `NotificationOutboxPostgres.enqueue` and by those statements.
  */
-export const outboxRows = (sql: SqlClient.SqlClient, event: OutboxEvent, when?: Statement.Fragment) =>
+export const outboxRows = (
+  sql: SqlClient.SqlClient,
+  fields: Readonly<Record<OutboxSlot, string>>,
+  when?: Statement.Fragment
+) =>
   sql`INSERT INTO notification_outbox (event_key, device_id, user_id, template_code, title, body)
-          SELECT ${event.eventKey}, d.id, d.user_id, ${event.content.templateCode}, ${event.content.title}, ${event.content.body}
-          FROM user_devices d WHERE d.user_id = ${event.userId} AND d.active${when === undefined ? sql`` : sql` AND ${when}`}
+          SELECT ${fields.outboxEventKey}, d.id, d.user_id, ${fields.outboxTemplateCode}, ${fields.outboxTitle}, ${fields.outboxBody}
+          FROM user_devices d WHERE d.user_id = ${fields.outboxUserId} AND d.active${when === undefined ? sql`` : sql` AND ${when}`}
           ON CONFLICT (event_key, device_id) DO NOTHING`

@@ -16,12 +16,33 @@ import {
 } from "@payments-gaming/domain/wheel"
 import { DateTime, Effect, Layer, Schema, SchemaTransformation } from "effect"
 import { SqlClient, SqlError, SqlSchema, type Statement } from "effect/sql"
-import { notifiedPostingParts } from "./NotifiedPostingWrites.ts"
+import { creditValues, LEDGER_SLOTS } from "./LedgerWrites.ts"
+import { NOTIFIED_POSTING_SLOTS, notifiedPostingParts } from "./NotifiedPostingWrites.ts"
+import { outboxValues } from "./OutboxWrites.ts"
 import { rowSchema } from "./RowSchema.ts"
+import { type Slots, statementTemplate } from "./StatementTemplate.ts"
 
 const NumberFromBigInt = Schema.BigInt.pipe(
   Schema.decodeTo(Schema.Int, SchemaTransformation.transform({ decode: Number, encode: BigInt }))
 )
+
+/** The slots of the spin's own rows in `record`'s statement (its posting's follow them). */
+const SPIN_SLOTS = [
+  "userId",
+  "clientSeed",
+  "nonce",
+  "spinId",
+  "round",
+  "wheelVersion",
+  "drawValue",
+  "segmentId",
+  "prizeType",
+  "prizeValue",
+  "idempotencyKey",
+  "createdAt",
+  "coinAccount"
+] as const
+type SpinSlot = (typeof SPIN_SLOTS)[number]
 
 /**
  * A row of `spins` as `columns` below selects it (uuid as text, int8 as bigint, timestamptz as a
@@ -98,41 +119,74 @@ export const make = Effect.gen(function* () {
    * - the prize's posting and notification (`NotifiedPostingWrites.notifiedPostingParts`) are gated
    *   on `recorded`.
    * - `coins` is the player's coin balance with the prize: the posting's new balance of the coin
-   *   account when the prize is coins, else the balance as the statement found it.
+   *   account when the prize is coins (`user_accounts`), else the balance as the statement found it.
+   *
+   * One statement template per kind of prize (none, a posting, a posting with its notification):
+   * the text is compiled once and each spin binds its values (`StatementTemplate`).
    */
-  const recordStatement = (spin: Spin, prize: NotifiedPosting | undefined) => {
-    const coinAccount = Account.userCoins(spin.userId).id
+  const spinStatement = (slot: Slots<SpinSlot>, prize: Array<Statement.Fragment> | undefined) => {
     const parts: Array<Statement.Fragment> = [
       sql`claimed AS (
           UPDATE wheel_client_seeds SET next_nonce = next_nonce + 1
-          WHERE user_id = ${spin.userId} AND client_seed = ${spin.clientSeed} AND next_nonce = ${spin.nonce}::int
+          WHERE user_id = ${slot.userId} AND client_seed = ${slot.clientSeed} AND next_nonce = ${slot.nonce}::int
           RETURNING user_id
         )`,
       sql`created AS (
           INSERT INTO wheel_client_seeds (user_id, client_seed, next_nonce)
-          SELECT ${spin.userId}, ${spin.clientSeed}, 1
-          WHERE ${spin.nonce}::int = 0 AND NOT EXISTS (SELECT 1 FROM claimed)
+          SELECT ${slot.userId}, ${slot.clientSeed}, 1
+          WHERE ${slot.nonce}::int = 0 AND NOT EXISTS (SELECT 1 FROM claimed)
           ON CONFLICT (user_id) DO NOTHING
           RETURNING user_id
         )`,
       sql`recorded AS (
           INSERT INTO spins (id, user_id, round, wheel_version, client_seed, nonce, draw_value,
             segment_id, prize_type, prize_value, idempotency_key, created_at)
-          SELECT ${spin.spinId}, taken.user_id, ${spin.round}, ${spin.wheelVersion}, ${spin.clientSeed},
-            ${spin.nonce}, ${spin.drawValue}, ${spin.segmentId}, ${spin.prize.type}, ${spin.prize.value},
-            ${spin.idempotencyKey}, ${DateTime.toDateUtc(spin.createdAt)}
+          SELECT ${slot.spinId}, taken.user_id, ${slot.round}, ${slot.wheelVersion}, ${slot.clientSeed},
+            ${slot.nonce}, ${slot.drawValue}, ${slot.segmentId}, ${slot.prizeType}, ${slot.prizeValue},
+            ${slot.idempotencyKey}, ${slot.createdAt}
           FROM (SELECT user_id FROM claimed UNION ALL SELECT user_id FROM created) AS taken
           RETURNING id
-        )`
+        )`,
+      ...(prize ?? [])
     ]
-    const postsCoins = prize?.transaction.postings.some((posting) => posting.account.id === coinAccount) === true
-    if (prize !== undefined) parts.push(...notifiedPostingParts(sql, prize, sql`EXISTS (SELECT 1 FROM recorded)`))
-    const stored = sql`(SELECT balance FROM ledger_accounts WHERE id = ${coinAccount})`
-    const coins = postsCoins
-      ? sql`COALESCE((SELECT balance FROM user_accounts WHERE id = ${coinAccount}), ${stored}, 0)`
-      : sql`COALESCE(${stored}, 0)`
-    return sql<{ readonly recorded: boolean; readonly coins: bigint }>`WITH ${sql.csv(parts)}
+    const stored = sql`(SELECT balance FROM ledger_accounts WHERE id = ${slot.coinAccount})`
+    const coins =
+      prize === undefined
+        ? sql`COALESCE(${stored}, 0)`
+        : sql`COALESCE((SELECT balance FROM user_accounts WHERE id = ${slot.coinAccount}), ${stored}, 0)`
+    return sql`WITH ${sql.csv(parts)}
       SELECT EXISTS (SELECT 1 FROM recorded) AS recorded, (${coins})::bigint AS coins`
+  }
+  const spinAlone = statementTemplate(sql, SPIN_SLOTS, (slot) => spinStatement(slot, undefined))
+  const spinPosting = statementTemplate(sql, [...SPIN_SLOTS, ...LEDGER_SLOTS], (slot) =>
+    spinStatement(slot, notifiedPostingParts(sql, slot, undefined, sql`EXISTS (SELECT 1 FROM recorded)`))
+  )
+  const spinNotified = statementTemplate(sql, [...SPIN_SLOTS, ...NOTIFIED_POSTING_SLOTS], (slot) =>
+    spinStatement(slot, notifiedPostingParts(sql, slot, slot, sql`EXISTS (SELECT 1 FROM recorded)`))
+  )
+
+  type Recorded = { readonly recorded: boolean; readonly coins: bigint }
+  const recordStatement = (spin: Spin, prize: NotifiedPosting | undefined) => {
+    const values: Record<SpinSlot, unknown> = {
+      userId: spin.userId,
+      clientSeed: spin.clientSeed,
+      nonce: spin.nonce,
+      spinId: spin.spinId,
+      round: spin.round,
+      wheelVersion: spin.wheelVersion,
+      drawValue: spin.drawValue,
+      segmentId: spin.segmentId,
+      prizeType: spin.prize.type,
+      prizeValue: spin.prize.value,
+      idempotencyKey: spin.idempotencyKey,
+      createdAt: DateTime.toDateUtc(spin.createdAt),
+      coinAccount: Account.userCoins(spin.userId).id
+    }
+    if (prize === undefined) return spinAlone<Recorded>(values)
+    const posting = { ...values, ...creditValues(prize.transaction) }
+    return prize.notification === undefined
+      ? spinPosting<Recorded>(posting)
+      : spinNotified<Recorded>({ ...posting, ...outboxValues(prize.notification) })
   }
 
   /**

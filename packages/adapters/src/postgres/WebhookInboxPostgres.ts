@@ -12,8 +12,11 @@ import {
 import type { NotifiedPosting } from "@payments-gaming/domain/notifications"
 import { Effect, Layer, Option, Schema } from "effect"
 import { SqlClient, SqlSchema, type Statement } from "effect/sql"
-import { notifiedPostingParts } from "./NotifiedPostingWrites.ts"
+import { creditValues, LEDGER_SLOTS, type LedgerSlot } from "./LedgerWrites.ts"
+import { NOTIFIED_POSTING_SLOTS, notifiedPostingParts } from "./NotifiedPostingWrites.ts"
+import { type OutboxSlot, outboxValues } from "./OutboxWrites.ts"
 import { rowSchema } from "./RowSchema.ts"
+import { type Slots, statementTemplate } from "./StatementTemplate.ts"
 
 const HeaderColumns = Schema.Struct({
   id: Schema.String,
@@ -60,6 +63,36 @@ const WebhookEventRow = rowSchema(
 
 const IdRow = Schema.Struct({ id: Schema.String })
 
+/** The slots of a delivery's row in the statement that stores it (`insertEvent`). */
+const EVENT_SLOTS = [
+  "kind",
+  "reference",
+  "dedupKey",
+  "rawBody",
+  "signature",
+  "receivedAt",
+  "processedAt",
+  "outcome",
+  "reason"
+] as const
+type EventSlot = (typeof EVENT_SLOTS)[number]
+
+/** The outcome a delivery stores when the ledger held its posting already (`HeldOutcome`). */
+const HELD_SLOTS = ["heldOutcome", "heldReason"] as const
+type HeldSlot = (typeof HELD_SLOTS)[number]
+
+const eventValues = (event: NewWebhookEvent, settled: SettledOutcome): Record<EventSlot, unknown> => ({
+  kind: event.kind,
+  reference: event.reference,
+  dedupKey: event.dedupKey,
+  rawBody: event.rawBody,
+  signature: event.signature,
+  receivedAt: event.receivedAt,
+  processedAt: settled.processedAt,
+  outcome: settled.outcome,
+  reason: settled.reason
+})
+
 /**
  * What the delivery's INSERT returns: the uuid PostgreSQL generated for the new row, the outcome
  * it stored, and whether the event's posting was written.
@@ -95,23 +128,25 @@ export const layer = Layer.effect(
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
 
-    // Runs once per delivery, so it is a plain statement rather than a `SqlSchema` query: the event
-    // is a `NewWebhookEvent` the domain built, whose fields encode to themselves (a request encoding
-    // checked six fields and copied them for nothing), and the columns returned are the uuid
-    // PostgreSQL just generated and the outcome it stored. The rarer statements below keep their
-    // schemas.
-    const insertEvent = (event: NewWebhookEvent, settled: SettledOutcome, stored: Statement.Fragment) =>
+    // Runs once per delivery, so it is a statement template rather than a `SqlSchema` query: the
+    // event is a `NewWebhookEvent` the domain built, whose fields encode to themselves (a request
+    // encoding checked six fields and copied them for nothing), and the columns returned are the
+    // uuid PostgreSQL just generated and the outcome it stored. The rarer statements below keep
+    // their schemas.
+    const insertEvent = (slot: Slots<EventSlot>, stored: Statement.Fragment) =>
       sql`INSERT INTO webhook_events
             (kind, reference, dedup_key, raw_body, signature, received_at, outcome, reason, processed_at)
-          SELECT ${event.kind}, ${event.reference}, ${event.dedupKey}, ${event.rawBody}, ${event.signature},
-            ${event.receivedAt}, stored.outcome, stored.reason, ${settled.processedAt}
+          SELECT ${slot.kind}, ${slot.reference}, ${slot.dedupKey}, ${slot.rawBody}, ${slot.signature},
+            ${slot.receivedAt}, stored.outcome, stored.reason, ${slot.processedAt}
           FROM (${stored}) AS stored (outcome, reason)
           ON CONFLICT (kind, reference) WHERE outcome <> 'conflict' DO NOTHING
           RETURNING id, outcome, reason`
 
-    const insert = (event: NewWebhookEvent, settled: SettledOutcome) =>
-      sql<InsertedRow>`${insertEvent(event, settled, sql`VALUES (${settled.outcome}, ${settled.reason})`)},
-        false AS posted`
+    const insert = statementTemplate(
+      sql,
+      EVENT_SLOTS,
+      (slot) => sql`${insertEvent(slot, sql`VALUES (${slot.outcome}, ${slot.reason})`)}, false AS posted`
+    )
 
     /**
      * The event, its posting and the posting's notification in one statement, atomic on its own: the
@@ -124,26 +159,41 @@ export const layer = Layer.effect(
      * statement. A post of that key committing while this statement runs is seen by the posting's
      * INSERT (which waits for it) but not by that read: `posted` is then false with `settled`
      * stored, and the caller corrects it (`WebhookInbox.store`).
+     *
+     * Without `held` the settled outcome is stored either way (`held` is `settled`): one statement
+     * template with a notification and one without.
      */
-    const insertWithPosting = (
-      event: NewWebhookEvent,
-      settled: SettledOutcome,
-      posting: NotifiedPosting,
-      held: HeldOutcome | undefined
+    const withPosting = (
+      slot: Slots<EventSlot | HeldSlot | LedgerSlot>,
+      notification: Slots<OutboxSlot> | undefined
     ) => {
-      const stored =
-        held === undefined
-          ? sql`VALUES (${settled.outcome}, ${settled.reason})`
-          : sql`SELECT CASE WHEN ledger.holds THEN ${held.outcome} ELSE ${settled.outcome} END,
-                CASE WHEN ledger.holds THEN ${held.reason} ELSE ${settled.reason} END
-              FROM (SELECT EXISTS (SELECT 1 FROM ledger_transactions
-                WHERE idempotency_key = ${posting.transaction.key}) AS holds) AS ledger`
+      const stored = sql`SELECT CASE WHEN ledger.holds THEN ${slot.heldOutcome} ELSE ${slot.outcome} END,
+            CASE WHEN ledger.holds THEN ${slot.heldReason} ELSE ${slot.reason} END
+          FROM (SELECT EXISTS (SELECT 1 FROM ledger_transactions
+            WHERE idempotency_key = ${slot.txKey}) AS holds) AS ledger`
       const parts = [
-        sql`event AS (${insertEvent(event, settled, stored)})`,
-        ...notifiedPostingParts(sql, posting, sql`EXISTS (SELECT 1 FROM event)`)
+        sql`event AS (${insertEvent(slot, stored)})`,
+        ...notifiedPostingParts(sql, slot, notification, sql`EXISTS (SELECT 1 FROM event)`)
       ]
-      return sql<InsertedRow>`WITH ${sql.csv(parts)}
+      return sql`WITH ${sql.csv(parts)}
         SELECT id, outcome, reason, EXISTS (SELECT 1 FROM tx) AS posted FROM event`
+    }
+    const posted = statementTemplate(sql, [...EVENT_SLOTS, ...HELD_SLOTS, ...LEDGER_SLOTS], (slot) =>
+      withPosting(slot, undefined)
+    )
+    const postedNotified = statementTemplate(sql, [...EVENT_SLOTS, ...HELD_SLOTS, ...NOTIFIED_POSTING_SLOTS], (slot) =>
+      withPosting(slot, slot)
+    )
+
+    const insertWithPosting = (
+      event: Record<EventSlot, unknown>,
+      { notification, transaction }: NotifiedPosting,
+      held: HeldOutcome
+    ) => {
+      const values = { ...event, heldOutcome: held.outcome, heldReason: held.reason, ...creditValues(transaction) }
+      return notification === undefined
+        ? posted<InsertedRow>(values)
+        : postedNotified<InsertedRow>({ ...values, ...outboxValues(notification) })
     }
 
     const findLive = SqlSchema.findOneOption({
@@ -218,9 +268,10 @@ export const layer = Layer.effect(
       posting?: NotifiedPosting,
       held?: HeldOutcome
     ) {
+      const values = eventValues(event, settled)
       const [inserted] = yield* posting === undefined
-        ? insert(event, settled)
-        : insertWithPosting(event, settled, posting, held)
+        ? insert<InsertedRow>(values)
+        : insertWithPosting(values, posting, held ?? settled)
       if (inserted !== undefined) {
         const created: WebhookEvent = {
           id: inserted.id,

@@ -45,6 +45,22 @@ export const cash = (userId: UserId, currency: "NGN" | "USD" = "NGN") =>
     Effect.map(ledger.balance(Account.userCash(userId, currency)), Money.format)
   )
 
+/** A credit event as the inbox stores it, without going through the service. */
+const inboxEvent = (reference: string) => ({
+  kind: "virtualaccount.credit" as const,
+  reference,
+  dedupKey: `virtualaccount.credit:${reference}`,
+  rawBody: bytes({ reference }),
+  signature: "sig",
+  receivedAt: new Date()
+})
+
+/** Its deposit of 10 NGN to `userId`, with no notification. */
+const inboxDeposit = (userId: UserId, reference: string) => ({
+  transaction: Result.getOrThrow(Movements.deposit({ reference, userId, currency: "NGN", amount: dec("10") })),
+  notification: undefined
+})
+
 /** A user with a linked NGN virtual account. */
 export const linkedUser = Effect.gen(function* () {
   const banking = yield* BankingService
@@ -116,35 +132,44 @@ export const bankingContract = (it: It) => {
         const inbox = yield* WebhookInbox
         const ledger = yield* Ledger
         const userId = unique("user") as UserId
-        const event = (reference: string) => ({
-          kind: "virtualaccount.credit" as const,
-          reference,
-          dedupKey: `virtualaccount.credit:${reference}`,
-          rawBody: bytes({ reference }),
-          signature: "sig",
-          receivedAt: new Date()
-        })
-        const deposit = (reference: string) => ({
-          transaction: Result.getOrThrow(Movements.deposit({ reference, userId, currency: "NGN", amount: dec("10") })),
-          notification: undefined
-        })
         const settled = { outcome: "processed" as const, reason: null, processedAt: new Date() }
         const held = { outcome: "processed" as const, reason: "held already" }
 
         const heldReference = unique("held")
-        yield* ledger.post(deposit(heldReference).transaction)
-        const stored = yield* inbox.store(event(heldReference), settled, deposit(heldReference), held)
+        yield* ledger.post(inboxDeposit(userId, heldReference).transaction)
+        const stored = yield* inbox.store(inboxEvent(heldReference), settled, inboxDeposit(userId, heldReference), held)
         assert.strictEqual(stored._tag, "Stored")
         assert.isFalse(stored._tag === "Stored" && stored.posted)
         assert.deepStrictEqual([stored.event.outcome, stored.event.reason], ["processed", "held already"])
         assert.deepStrictEqual(yield* storedOutcome(stored.event.id), ["processed", "held already"])
 
         const newReference = unique("new")
-        const fresh = yield* inbox.store(event(newReference), settled, deposit(newReference), held)
+        const fresh = yield* inbox.store(inboxEvent(newReference), settled, inboxDeposit(userId, newReference), held)
         assert.isTrue(fresh._tag === "Stored" && fresh.posted)
         assert.deepStrictEqual(yield* storedOutcome(fresh.event.id), ["processed", null])
         assert.strictEqual(yield* cash(userId), "20.00")
       })
+  )
+
+  it.effect("without a held outcome the inbox stores the settled one, whether or not the ledger has the posting", () =>
+    Effect.gen(function* () {
+      const inbox = yield* WebhookInbox
+      const ledger = yield* Ledger
+      const userId = unique("user") as UserId
+      const settled = { outcome: "processed" as const, reason: "settled", processedAt: new Date() }
+
+      const newReference = unique("new")
+      const fresh = yield* inbox.store(inboxEvent(newReference), settled, inboxDeposit(userId, newReference))
+      assert.isTrue(fresh._tag === "Stored" && fresh.posted)
+      assert.deepStrictEqual(yield* storedOutcome(fresh.event.id), ["processed", "settled"])
+
+      const heldReference = unique("held")
+      yield* ledger.post(inboxDeposit(userId, heldReference).transaction)
+      const stored = yield* inbox.store(inboxEvent(heldReference), settled, inboxDeposit(userId, heldReference))
+      assert.isTrue(stored._tag === "Stored" && !stored.posted)
+      assert.deepStrictEqual(yield* storedOutcome(stored.event.id), ["processed", "settled"])
+      assert.strictEqual(yield* cash(userId), "20.00")
+    })
   )
 
   it.effect("a redelivery changes nothing", () =>
