@@ -22,7 +22,9 @@ const required = (name: string) => {
  * endpoints on bare node:http with the service's SQL, statement for statement, through the same
  * driver. Comments name the service function each block mirrors. What the service keeps in memory
  * that saves a statement (the virtual account links) it keeps too; the wheel and seed caches, which
- * it predates, it does not.
+ * it predates, it does not. Nor does it use the service's statement templates (StatementTemplate.ts):
+ * it builds its statements per request, and writes a posting's rows as VALUES lists where the
+ * service binds them as arrays.
  */
 export async function startPlain(port: number, http: Http) {
   // The service's own client (PostgresClient.ts): the same driver, pool, pipelining and bounds.
@@ -156,7 +158,8 @@ export async function startPlain(port: number, http: Http) {
     readonly id: string
     readonly unit: string
   }
-  // LedgerWrites.creditParts: the common table expressions of a credit (no user account goes down),
+  // As LedgerWrites.recordParts for a credit (no user account goes down; the service binds the rows as
+  // arrays to one statement template, this reference writes VALUES lists): the common table expressions,
   // gated by `when`, for the one statement that also writes what caused it. The system account's
   // row is created if missing and otherwise neither written nor locked; the user's balance is
   // upserted under the user's row lock; both postings in the transaction's order.

@@ -1,7 +1,7 @@
 import { assert, describe, layer } from "@effect/vitest"
 import { TestDatabase as BankingDatabase } from "@payments-gaming/adapters/test/support/TestDatabase"
 import type { UserId } from "@payments-gaming/domain/auth"
-import { Account, Ledger, LedgerKeys, Movements } from "@payments-gaming/domain/ledger"
+import { Account, Ledger, LedgerKeys, LedgerTransaction, Movements } from "@payments-gaming/domain/ledger"
 import { Money } from "@payments-gaming/domain/money"
 import { deposit, freshUser, ledgerContract } from "@payments-gaming/domain/test/support/ledgerContract"
 import * as Layers from "@payments-gaming/http/Layers"
@@ -46,6 +46,65 @@ describe("Ledger on PostgreSQL", () => {
           sql`DELETE FROM ledger_transactions WHERE idempotency_key = ${LedgerKeys.depositKey(`dep-${user}`)}`
         )
         assert.isTrue(Exit.isFailure(remove))
+      })
+    )
+
+    it.effect("a transaction over several users, with two postings on one account, is stored as given, once", () =>
+      Effect.gen(function* () {
+        // The posting statement takes its rows as arrays (LedgerWrites.recordParts); the builders of
+        // Movements never give it more than one user account, so this transaction is made by hand:
+        // once as credits only (one statement) and once with a debit (the conditional updates).
+        const ledger = yield* Ledger
+        const sql = yield* SqlClient.SqlClient
+        const [payer, payee] = [freshUser("payer"), freshUser("payee")]
+        yield* ledger.post(deposit(`dep-${payer}`, payer, "10"))
+        const settlement = Account.providerSettlement("NGN")
+        const cash = (user: UserId) => Account.userCash(user, "NGN")
+        const transaction = (key: string, postings: ReadonlyArray<readonly [Account.Account, string]>) =>
+          Result.getOrThrow(
+            LedgerTransaction.make({
+              key,
+              kind: "deposit",
+              postings: postings.map(([account, amount]) => ({ account, amount: dec(amount) }))
+            })
+          )
+        const stored = (key: string) =>
+          Effect.map(
+            sql<{ account_id: string; amount_minor: bigint }>`SELECT p.account_id, p.amount_minor
+              FROM ledger_postings p JOIN ledger_transactions t ON t.id = p.transaction_id
+              WHERE t.idempotency_key = ${key} ORDER BY p.id`,
+            (rows) => rows.map((row) => [row.account_id, row.amount_minor])
+          )
+        const balance = (user: UserId) => Effect.map(ledger.balance(cash(user)), Money.format)
+
+        const credits = transaction(`credits-${payee}`, [
+          [cash(payee), "2"],
+          [settlement, "-3"],
+          [cash(payer), "1"]
+        ])
+        assert.isTrue((yield* ledger.post(credits)).created)
+        assert.deepStrictEqual(yield* stored(credits.key), [
+          [cash(payee).id, 200n],
+          [settlement.id, -300n],
+          [cash(payer).id, 100n]
+        ])
+
+        const withDebit = transaction(`debit-${payer}`, [
+          [cash(payee), "3"],
+          [settlement, "-5"],
+          [cash(payer), "-2"],
+          [cash(payee), "4"]
+        ])
+        assert.isTrue((yield* ledger.post(withDebit)).created)
+        assert.isFalse((yield* ledger.post(withDebit)).created)
+        assert.deepStrictEqual(yield* stored(withDebit.key), [
+          [cash(payee).id, 300n],
+          [settlement.id, -500n],
+          [cash(payer).id, -200n],
+          [cash(payee).id, 400n]
+        ])
+        assert.deepStrictEqual([yield* balance(payer), yield* balance(payee)], ["9.00", "9.00"])
+        assert.deepStrictEqual(yield* ledger.reconcile, [])
       })
     )
 

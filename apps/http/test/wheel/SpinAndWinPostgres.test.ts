@@ -173,6 +173,9 @@ describe("spin-and-win on PostgreSQL", () => {
           const ledger = yield* Ledger
           const sql = yield* SqlClient.SqlClient
           const userId = user(`quiet-winner-${randomUUID()}`)
+          // An active device, so that a notification written by mistake would be seen below.
+          yield* sql`INSERT INTO user_devices (id, user_id, token_type, token)
+          VALUES (${randomUUID()}::uuid, ${userId}, 'FCM', ${`quiet-token-${randomUUID()}`})`
           const segment = defaultWheel("NGN").segments.find((s) => s.type === "coin" && s.value > 0)!
           const spin = new Spin({
             spinId: randomUUID() as SpinId,

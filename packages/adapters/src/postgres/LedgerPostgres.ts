@@ -180,7 +180,7 @@ export const layer = Layer.effect(
       )
 
     // Untraced: it runs inside every transfer and replay (credits and spins post through
-    // LedgerWrites.creditParts in their own statement).
+    // LedgerWrites.recordParts in their own statement).
     const post = (transaction: LedgerTransaction.LedgerTransaction) => {
       const moves = netByAccount(transaction)
       const debitsUser = moves.some((move) => Account.isUserAccount(move.account) && move.delta < 0n)

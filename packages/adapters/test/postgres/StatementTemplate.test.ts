@@ -29,20 +29,40 @@ describe("statementTemplate on PostgreSQL", () => {
       })
     )
 
-    it.effect("refuses, on first use, a slot it never uses, a value that is not a slot, and a comment", () =>
+    it.effect("refuses, when built, a repeated or unused slot, a value that is not a slot and a comment", () =>
       Effect.gen(function* () {
         const sql = yield* SqlClient.SqlClient
-        const unused = statementTemplate(sql, ["a", "b"], (slot) => sql`SELECT ${slot.a}::int AS a`)
-        assert.throws(() => unused({ a: 1, b: 2 }), /slots never used: b/)
-        const constant = statementTemplate(sql, ["a"], (slot) => sql`SELECT ${slot.a}::int + ${1}::int AS a`)
-        assert.throws(() => constant({ a: 1 }), /a parameter is not one of its slots \(1\)/)
-        const commented = statementTemplate(
-          sql,
-          ["a"],
-          (slot) => sql`SELECT ${slot.a}::int -- the folded line would hide the rest
-            AS a`
+        assert.throws(
+          () => statementTemplate(sql, ["a", "a"], (slot) => sql`SELECT ${slot.a}::int AS a`),
+          /slot names given twice: a/
         )
-        assert.throws(() => commented({ a: 1 }), /no SQL comments/)
+        assert.throws(
+          () => statementTemplate(sql, ["a", "b"], (slot) => sql`SELECT ${slot.a}::int AS a`),
+          /slots never used: b/
+        )
+        assert.throws(
+          () => statementTemplate(sql, ["a"], (slot) => sql`SELECT ${slot.a}::int + ${1}::int AS a`),
+          /a parameter is not one of its slots \(1\)/
+        )
+        assert.throws(
+          () =>
+            statementTemplate(
+              sql,
+              ["a"],
+              (slot) => sql`SELECT ${slot.a}::int -- the folded line would hide the rest
+            AS a`
+            ),
+          /no SQL comments/
+        )
+      })
+    )
+
+    it.effect("refuses a value left undefined, and binds null as NULL", () =>
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        const pair = statementTemplate(sql, ["a", "b"], (slot) => sql`SELECT ${slot.a}::int AS a, ${slot.b}::text AS b`)
+        assert.throws(() => pair({ a: 1, b: undefined }), /no value for slot b/)
+        assert.deepStrictEqual(yield* pair<{ a: number; b: string | null }>({ a: 1, b: null }), [{ a: 1, b: null }])
       })
     )
   })
