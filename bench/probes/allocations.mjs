@@ -5,7 +5,7 @@
 // request allocates (`--heap-prof` keeps only what is still live at exit). PROBE_LIVE=1 keeps only
 // the live ones. On exit, a process that ran at least PROBE_MIN_SECONDS (2) writes
 // allocations-<pid>.heapprofile into PROBE_DIR (default: the working directory); open it in Chrome
-// DevTools (Memory) or summarise it with `node bench/probes/summarize.ts FILE`.
+// DevTools (Memory) or summarise it with `npm exec -- node bench/probes/summarize.ts FILE`.
 import { writeFileSync } from "node:fs"
 import { Session } from "node:inspector"
 import { join } from "node:path"

@@ -4,7 +4,7 @@
 // allocated inside every frame whose "function file:line" matches, by its callers (how issue 16
 // found that 23 % of a GET's bytes come from one Context.merge).
 //
-//   node bench/probes/summarize.ts FILE [--top N] [--under REGEX]
+//   npm exec -- node bench/probes/summarize.ts FILE [--top N] [--under REGEX]
 import { readFileSync } from "node:fs"
 import { parseArgs } from "node:util"
 import { formatSummary, shortUrl, summarise } from "../lib/Profile.ts"
