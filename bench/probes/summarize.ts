@@ -2,9 +2,12 @@
 // self time, time by area, total time). A .heapprofile (bench/probes/allocations.mjs, or Chrome's)
 // is read here: bytes by file and by allocating function, and with --under REGEX the bytes
 // allocated inside every frame whose "function file:line" matches, by its callers (how issue 16
-// found that 23 % of a GET's bytes come from one Context.merge).
+// found that 23 % of a GET's bytes come from one Context.merge), and with --nearest REGEX every
+// byte charged to the nearest frame on its stack whose "function file:line" matches (with
+// "packages/|apps/http/src": which of our own functions the allocations happen under, on a service
+// run from its sources with --conditions=payments-gaming-source; a bundle hides the modules).
 //
-//   npm exec -- node bench/probes/summarize.ts FILE [--top N] [--under REGEX]
+//   npm exec -- node bench/probes/summarize.ts FILE [--top N] [--under REGEX] [--nearest REGEX]
 import { readFileSync } from "node:fs"
 import { parseArgs } from "node:util"
 import { formatSummary, shortUrl, summarise } from "../lib/Profile.ts"
@@ -17,11 +20,13 @@ interface HeapNode {
 
 const { positionals, values } = parseArgs({
   allowPositionals: true,
-  options: { top: { type: "string", default: "30" }, under: { type: "string" } }
+  options: { top: { type: "string", default: "30" }, under: { type: "string" }, nearest: { type: "string" } }
 })
 const [file] = positionals
 if (file === undefined) {
-  console.error("usage: node bench/probes/summarize.ts FILE.cpuprofile|FILE.heapprofile [--top N] [--under REGEX]")
+  console.error(
+    "usage: node bench/probes/summarize.ts FILE.cpuprofile|FILE.heapprofile [--top N] [--under REGEX] [--nearest REGEX]"
+  )
   process.exit(2)
 }
 const top = Number(values.top)
@@ -83,4 +88,17 @@ if (values.under !== undefined) {
     `\ninside /${values.under}/: ${(inside / 1024).toFixed(0)} KiB (${((100 * inside) / whole).toFixed(1)} %)`
   )
   print("by caller", byCaller)
+}
+
+if (values.nearest !== undefined) {
+  const pattern = new RegExp(values.nearest)
+  const byNearest = new Map<string, number>()
+  const charge = (node: HeapNode, nearest: string) => {
+    const frame = frameOf(node)
+    const here = pattern.test(frame) ? frame : nearest
+    if (node.selfSize > 0) add(byNearest, here, node.selfSize)
+    for (const child of node.children) charge(child, here)
+  }
+  charge(head, "(no matching frame)")
+  print(`by nearest frame matching /${values.nearest}/`, byNearest)
 }
