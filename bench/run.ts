@@ -10,7 +10,13 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } 
 import os from "node:os"
 import { join } from "node:path"
 import { killAll, memoryMb, ROOT } from "./lib/Children.ts"
-import { createDatabase, DEFAULT_ADMIN_URL, dropDatabase, serverVersion } from "./lib/Database.ts"
+import {
+  createDatabase,
+  DEFAULT_ADMIN_URL,
+  dropDatabase,
+  serverVersion,
+  storeReturningPlayers
+} from "./lib/Database.ts"
 import { makeDbWaitSampler } from "./lib/DbWaits.ts"
 import { type Row, runLoad, stopCurrentLoad, type Target } from "./lib/Load.ts"
 import { parseOptions } from "./lib/Options.ts"
@@ -245,7 +251,13 @@ const runProfile = async (databaseUrl: string, scenarios: ReturnType<typeof make
     requests: number
     cpuMsPerRequest: number
   }> = []
-  for (const scenario of selected([scenarios.webhook, scenarios.cards, scenarios.spin, scenarios.wheelView])) {
+  for (const scenario of selected([
+    scenarios.webhook,
+    scenarios.cards,
+    scenarios.spin,
+    scenarios.spinReturning,
+    scenarios.wheelView
+  ])) {
     for (const target of [service, plain]) {
       await warmUp(scenario, target)
       const row = await measure(scenario, target, 64, options.durationSeconds)
@@ -342,7 +354,11 @@ const main = async () => {
   // 128 users' virtual accounts, so deposits do not all queue on one wallet's lock.
   const base = Math.floor(Math.random() * 1e6) * 100
   const accountNumbers = Array.from({ length: 128 }, (_, i) => `99${String(base + i).padStart(8, "0")}`)
-  const scenarios = makeScenarios({ runId, accountNumbers })
+  const scenarios = makeScenarios({
+    runId,
+    accountNumbers,
+    storeReturningPlayers: (userIds) => storeReturningPlayers(databaseUrl, userIds)
+  })
 
   // The service first: it applies the migrations the reference server relies on.
   const service = await startService({ id: "service", databaseUrl, dataDir: tempDir("bench-service-") })

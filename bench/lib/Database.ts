@@ -53,3 +53,22 @@ export const dropDatabase = async (adminUrl: string, name: string) => {
     return false
   }
 }
+
+/**
+ * What a player has after spinning in earlier rounds, for each of `userIds` (the `spin-returning`
+ * scenario): a client seed taken by three spins (next nonce 3) and a coin account with no postings
+ * (balance 0, so the ledger still reconciles). The tables are the service's (migrations 0002 and
+ * 0014), which the plain reference shares.
+ */
+export const storeReturningPlayers = async (url: string, userIds: ReadonlyArray<string>) => {
+  await withClient(url, (sql) =>
+    Effect.andThen(
+      sql`INSERT INTO wheel_client_seeds (user_id, client_seed, next_nonce)
+        SELECT id, 'returning ' || left(md5(id), 16), 3 FROM unnest(${userIds}::text[]) AS id
+        ON CONFLICT (user_id) DO NOTHING`,
+      sql`INSERT INTO ledger_accounts (id, unit, owner_user_id, non_negative, balance)
+        SELECT 'user:' || id || ':coins', 'COIN', id, true, 0 FROM unnest(${userIds}::text[]) AS id
+        ON CONFLICT (id) DO NOTHING`
+    )
+  )
+}

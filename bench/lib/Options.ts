@@ -6,7 +6,7 @@ export interface Options {
   /** Seconds of unrecorded load per scenario and target before its first run (JIT, pools, caches). */
   readonly warmupSeconds: number
   readonly connections: ReadonlyArray<number>
-  /** The scenarios to run; all four unless `--scenario` names some. */
+  /** The scenarios to run; all five unless `--scenario` names some. */
   readonly scenarios: ReadonlyArray<ScenarioId>
   readonly quick: boolean
   readonly profile: boolean
@@ -15,7 +15,7 @@ export interface Options {
   readonly profileOnly: boolean
 }
 
-const SCENARIOS: ReadonlyArray<ScenarioId> = ["wheel-view", "webhook", "cards", "spin"]
+const SCENARIOS: ReadonlyArray<ScenarioId> = ["wheel-view", "webhook", "cards", "spin", "spin-returning"]
 const CONNECTIONS = [1, 16, 64]
 
 const USAGE = `usage: npm run bench [-- --quick] [-- --no-profile] [-- --no-embedded] [-- --profile-only]

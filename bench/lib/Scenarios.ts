@@ -3,7 +3,7 @@ import { cardBody, visaNumber } from "./Cards.ts"
 import { signWebhook, tokenPool } from "./Secrets.ts"
 import { creditBodies, WEBHOOK_PATH } from "./Webhook.ts"
 
-export type ScenarioId = "wheel-view" | "webhook" | "cards" | "spin"
+export type ScenarioId = "wheel-view" | "webhook" | "cards" | "spin" | "spin-returning"
 
 export interface Plan {
   readonly requests: Array<autocannon.RequestStep>
@@ -41,8 +41,16 @@ const CARD_USER_SPREAD = 512
 const cardUserOf = (index: number) =>
   (index % CARD_USER_SPREAD) + CARD_USER_SPREAD * Math.floor(index / (CARDS_PER_USER * CARD_USER_SPREAD))
 
-/** The four scenarios of issue 8; credits go to the virtual accounts the bench linked. */
-export const makeScenarios = (options: { readonly runId: string; readonly accountNumbers: ReadonlyArray<string> }) => {
+/**
+ * The four scenarios of issue 8, and the spin of returning players; credits go to the virtual
+ * accounts the bench linked, and `storeReturningPlayers` gives users the state a player has after
+ * spinning in earlier rounds (in the database the service and the plain reference share).
+ */
+export const makeScenarios = (options: {
+  readonly runId: string
+  readonly accountNumbers: ReadonlyArray<string>
+  readonly storeReturningPlayers: (userIds: ReadonlyArray<string>) => Promise<void>
+}) => {
   const creditBody = creditBodies(options.accountNumbers)
   // Card numbers are unique across the whole run, whatever the user.
   let cardCounter = 0
@@ -109,5 +117,32 @@ export const makeScenarios = (options: { readonly runId: string; readonly accoun
     }
   }
 
-  return { wheelView, webhook, cards, spin, all: [wheelView, webhook, cards, spin] as const }
+  // A player spins once per round, so a returning player is one with a stored client seed (taken
+  // by three earlier spins) and a coin account: the spin reads the stored seed rather than deriving
+  // one, advances its nonce and credits an existing account. Most real spins are these. A target
+  // with a database of its own (the peer) sees new users, which is the same to one that keeps no
+  // seed.
+  const spinReturning: Scenario = {
+    id: "spin-returning",
+    title: "POST /v1/spin-and-win/spin (returning player)",
+    plan: async (tag, expected) => {
+      const users = Array.from({ length: expected }, (_, i) => `back-${tag}-${i}`)
+      await options.storeReturningPlayers(users)
+      const pool = await tokenPool((i) => users[i] ?? `back-${tag}-${i}`, expected)
+      let next = 0
+      return onePlan("POST", "/v1/spin-and-win/spin", pool.overflow, (request) => {
+        request.headers = { authorization: `Bearer ${pool.at(next++)}` }
+        return request
+      })
+    }
+  }
+
+  return {
+    wheelView,
+    webhook,
+    cards,
+    spin,
+    spinReturning,
+    all: [wheelView, webhook, cards, spin, spinReturning] as const
+  }
 }
