@@ -126,9 +126,10 @@ export const makeScenarios = (options: {
     id: "spin-returning",
     title: "POST /v1/spin-and-win/spin (returning player)",
     plan: async (tag, expected) => {
-      const users = Array.from({ length: expected }, (_, i) => `back-${tag}-${i}`)
-      await options.storeReturningPlayers(users)
-      const pool = await tokenPool((i) => users[i] ?? `back-${tag}-${i}`, expected)
+      const userOf = (index: number) => `back-${tag}-${index}`
+      // A token past the pool (an overflow) is a new user's: only the static target gets there.
+      await options.storeReturningPlayers(Array.from({ length: expected }, (_, index) => userOf(index)))
+      const pool = await tokenPool(userOf, expected)
       let next = 0
       return onePlan("POST", "/v1/spin-and-win/spin", pool.overflow, (request) => {
         request.headers = { authorization: `Bearer ${pool.at(next++)}` }
