@@ -9,10 +9,10 @@ import {
   UnitOfWork
 } from "../ledger/index.ts"
 import { isCurrency, Money } from "../money/index.ts"
-import { depositNotification } from "../notifications/Hooks.ts"
 import { NotificationOutbox } from "../notifications/NotificationOutbox.ts"
 import { type NotifiedPosting, postNotified } from "../notifications/NotifiedPosting.ts"
 import { DeadLetters } from "./DeadLetters.ts"
+import { depositNotification } from "./DepositNotification.ts"
 import {
   InvalidAmount,
   MalformedWebhook,

@@ -1,5 +1,6 @@
 export * from "./BankingService.ts"
 export * from "./DeadLetters.ts"
+export * from "./DepositNotification.ts"
 export * from "./Errors.ts"
 export * from "./ListingCursor.ts"
 export * from "./Model.ts"

@@ -1,4 +1,5 @@
 export * from "./Currency.ts"
+export * from "./CurrencySymbol.ts"
 export * from "./DecimalAmount.ts"
 export * from "./Errors.ts"
 export * as Money from "./Money.ts"

@@ -1,7 +1,5 @@
 import { type BigDecimal, Result } from "effect"
-import type { CreditPayload } from "../banking/WebhookPayload.ts"
-import { type Currency, Money } from "../money/index.ts"
-import { currencySymbol } from "../wheel/Labels.ts"
+import { type Currency, currencySymbol, Money } from "../money/index.ts"
 import type { NotificationContent } from "./Model.ts"
 
 /** "1234567" → "1,234,567", whatever the host's locale. */
@@ -24,19 +22,6 @@ export const formatAmount = (currency: Currency, amount: BigDecimal.BigDecimal):
   const separator = /\p{L}$/u.test(symbol) ? " " : ""
   return `${negative ? "-" : ""}${symbol}${separator}${groupDigits(whole)}${fraction === undefined ? "" : `.${fraction}`}`
 }
-
-// A provider may send a name padded or blank; blank is no name.
-const present = (name: string | null | undefined): string | null => {
-  const trimmed = name?.trim() ?? ""
-  return trimmed === "" ? null : trimmed.replace(/\s+/g, " ")
-}
-
-/**
- * Who sent a credit, as the payload names them: `sender_account_name`, else the `source` party's
- * `account_name` (spec 2.7: "party that sent the funds"); null when neither holds a name.
- */
-export const senderName = (payload: CreditPayload): string | null =>
-  present(payload.data.sender_account_name) ?? present(payload.data.source.account_name)
 
 /** A deposit credited to the user's wallet: "You received ₦4,950.50 from JOHN DOE". */
 export const depositReceived = (options: {

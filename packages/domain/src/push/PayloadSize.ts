@@ -1,7 +1,7 @@
 import { Effect } from "effect"
+import { utf8Bytes } from "../text/Utf8Bytes.ts"
 import { PayloadTooLarge } from "./Errors.ts"
 import type { PushData, TokenType } from "./Model.ts"
-import { utf8Bytes } from "./Utf8.ts"
 
 /** Both FCM and APNs refuse a notification payload over 4 KiB. */
 export const PAYLOAD_LIMIT_BYTES = 4096

@@ -1,11 +1,11 @@
 import { Clock, Context, DateTime, Effect, Layer } from "effect"
 import { Digest } from "effect/crypto"
+import { utf8Bytes } from "../text/Utf8Bytes.ts"
 import type { PayloadTooLarge } from "./Errors.ts"
 import { notificationOf, type PushMessage, type PushResult, tokenLast8 } from "./Model.ts"
 import { checkPayloadSize } from "./PayloadSize.ts"
 import { PushDeliveryLog } from "./PushDeliveryLog.ts"
 import { PushGateways } from "./PushGateways.ts"
-import { utf8Bytes } from "./Utf8.ts"
 
 /** Sends one push straight to a device token and records the attempt. */
 export class PushService extends Context.Service<

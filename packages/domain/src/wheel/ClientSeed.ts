@@ -1,7 +1,7 @@
 import { Effect, Schema } from "effect"
 import { Hex } from "effect/encoding"
 import type { UserId } from "../auth/Model.ts"
-import { utf8Bytes } from "../push/Utf8.ts"
+import { utf8Bytes } from "../text/Utf8Bytes.ts"
 import type { SeedCrypto } from "./SeedCrypto.ts"
 
 /**

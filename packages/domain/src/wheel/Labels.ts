@@ -1,37 +1,4 @@
-import type { Currency } from "../money/index.ts"
-
-/**
- * Display symbols for the supported currencies. A symbol made of letters is followed by a space
- * ("KSh 50", "CHF 50") so the amount stays readable; a sign is written against it ("₦50", "$50").
- */
-const symbols: { readonly [C in Currency]: string } = {
-  NGN: "₦",
-  USD: "$",
-  EUR: "€",
-  GBP: "£",
-  GHS: "GH₵",
-  KES: "KSh",
-  ZAR: "R",
-  EGP: "E£",
-  TZS: "TSh",
-  CAD: "CA$",
-  CHF: "CHF",
-  CNY: "CN¥",
-  INR: "₹",
-  XOF: "CFA",
-  XAF: "FCFA",
-  UGX: "USh",
-  RWF: "FRw",
-  JPY: "¥",
-  KRW: "₩",
-  KWD: "KD",
-  BHD: "BD",
-  OMR: "OMR",
-  JOD: "JD",
-  TND: "DT"
-}
-
-export const currencySymbol = (currency: Currency): string => symbols[currency]
+import { type Currency, currencySymbol } from "../money/index.ts"
 
 /** "1000000" → "1,000,000": groups of three from the right, whatever the locale of the host. */
 export const groupThousands = (value: number): string => {

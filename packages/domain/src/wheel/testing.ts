@@ -6,7 +6,7 @@ import { layerMemory as layerMemoryLedger, MemoryDatabase } from "../ledger/test
 import type { Currency } from "../money/index.ts"
 import { NotificationOutbox } from "../notifications/NotificationOutbox.ts"
 import { type NotifiedPosting, postNotified } from "../notifications/NotifiedPosting.ts"
-import { utf8Bytes } from "../push/Utf8.ts"
+import { utf8Bytes } from "../text/Utf8Bytes.ts"
 import { ClientSeeds } from "./ClientSeeds.ts"
 import { defaultWheel } from "./DefaultWheel.ts"
 import { AlreadySpun } from "./Errors.ts"

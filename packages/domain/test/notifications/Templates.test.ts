@@ -1,7 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import { BigDecimal, Schema } from "effect"
+import { senderName } from "../../src/banking/DepositNotification.ts"
 import { CreditPayload } from "../../src/banking/WebhookPayload.ts"
-import { depositReceived, formatAmount, prizeWon, senderName } from "../../src/notifications/index.ts"
+import { depositReceived, formatAmount, prizeWon } from "../../src/notifications/index.ts"
 import { credit } from "../support/fixtures.ts"
 
 const decimal = (text: string) => BigDecimal.fromStringUnsafe(text)

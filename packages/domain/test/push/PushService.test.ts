@@ -13,7 +13,7 @@ import {
   success
 } from "../../src/push/index.ts"
 import { layerMemory, PushDeliveryLogMemory, PushGatewaysFake } from "../../src/push/testing.ts"
-import { utf8Bytes } from "../../src/push/Utf8.ts"
+import { utf8Bytes } from "../../src/text/Utf8Bytes.ts"
 
 const TestLayer = PushService.layer.pipe(Layer.provideMerge(layerMemory))
 
