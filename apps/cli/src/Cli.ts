@@ -9,6 +9,7 @@ import { push } from "./PushCommand.ts"
 import { signalStopIsClean, UsageError } from "./Runtime.ts"
 import { serve } from "./ServeCommand.ts"
 import { token } from "./TokenCommand.ts"
+import * as UsagePresenter from "./UsagePresenter.ts"
 import { virtualAccount } from "./VirtualAccountCommand.ts"
 import { wallet } from "./WalletCommand.ts"
 import { webhook } from "./WebhookCommand.ts"
@@ -31,7 +32,7 @@ const program = Command.run(root, { version: packageJson.version }).pipe(
     const message = failure instanceof Error ? failure.message : String(failure)
     return Effect.sync(() => console.error(`error: ${message}`))
   }),
-  Effect.provide(NodeServices.layer)
+  Effect.provide([NodeServices.layer, UsagePresenter.layer])
 )
 
 NodeRuntime.runMain(program, {

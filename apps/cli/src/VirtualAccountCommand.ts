@@ -4,14 +4,12 @@ import {
   LinkVirtualAccountRequest,
   VirtualAccountView
 } from "@payments-gaming/domain/banking"
-import { Console, Effect, Layer, Option, Schema } from "effect"
+import { Console, Effect, Layer, Schema } from "effect"
 import { Command, Flag } from "effect/cli"
 import * as Backend from "./Backend.ts"
-import { CommandEnvironment, UsageError } from "./Runtime.ts"
+import { decodeFlag, decodeOptionalFlag } from "./FlagValue.ts"
+import { CommandEnvironment } from "./Runtime.ts"
 import * as ServiceClient from "./ServiceClient.ts"
-
-const usage = (flag: string) => (error: { readonly message: string }) =>
-  new UsageError({ message: `${flag}: ${error.message}` })
 
 const linkDirectly = (accountNumber: string, request: LinkVirtualAccountRequest) =>
   Effect.gen(function* () {
@@ -51,15 +49,21 @@ const link = Command.make(
   },
   ({ number, user, currency, name, bank, json }) =>
     Effect.gen(function* () {
-      const accountNumber = yield* Schema.decodeUnknownEffect(AccountNumber)(number).pipe(
-        Effect.mapError(usage("--number"))
-      )
-      const request = yield* Schema.decodeUnknownEffect(LinkVirtualAccountRequest)({
-        userId: user,
-        currency,
-        ...(Option.isSome(name) ? { accountName: name.value } : {}),
-        ...(Option.isSome(bank) ? { bankName: bank.value } : {})
-      }).pipe(Effect.mapError(usage("invalid virtual account link")))
+      const fields = LinkVirtualAccountRequest.fields
+      const accountNumber = yield* decodeFlag(AccountNumber, number, "--number", "1 to 64 letters, digits or dashes")
+      const accountName = yield* decodeOptionalFlag(fields.accountName, name, "--name", "at most 200 characters")
+      const bankName = yield* decodeOptionalFlag(fields.bankName, bank, "--bank", "at most 200 characters")
+      const request: LinkVirtualAccountRequest = {
+        userId: yield* decodeFlag(fields.userId, user, "--user", "a user id of 1 to 128 characters"),
+        currency: yield* decodeFlag(
+          fields.currency,
+          currency,
+          "--currency",
+          "a supported ISO 4217 code in capitals, e.g. NGN"
+        ),
+        ...(accountName === undefined ? {} : { accountName }),
+        ...(bankName === undefined ? {} : { bankName })
+      }
       // Input is checked before the database is opened; a conflict (linked to another user or
       // currency) fails the command with its message: exit 1.
       const backend = yield* Backend.resolve

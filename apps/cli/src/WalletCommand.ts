@@ -12,21 +12,12 @@ import { Unit } from "@payments-gaming/domain/money"
 import { Console, Effect, Layer, Option, Schema } from "effect"
 import { Command, Flag } from "effect/cli"
 import * as Backend from "./Backend.ts"
+import { decodeFlag, decodeOptionalFlag } from "./FlagValue.ts"
 import { CommandEnvironment, UsageError } from "./Runtime.ts"
 import * as ServiceClient from "./ServiceClient.ts"
 
 /** The largest page the service gives; the command follows the cursor page by page. */
 const PAGE = 200
-
-const usage = (flag: string) => () => new UsageError({ message: `${flag}: ${flagHelp[flag] ?? "invalid"}` })
-
-const flagHelp: Record<string, string> = {
-  "--user": "a user id of 1 to 128 characters",
-  "--currency": "an ISO 4217 code in capitals (NGN) or COIN",
-  "--from": "an ISO 8601 instant with an offset, e.g. 2026-11-21T00:00:00Z",
-  "--to": "an ISO 8601 instant with an offset, e.g. 2026-11-22T00:00:00Z",
-  "--cursor": "not a nextCursor from a previous --json answer"
-}
 
 type Filters = Omit<StatementQuery, "after" | "limit">
 
@@ -114,11 +105,6 @@ const table = (items: ReadonlyArray<StatementItem>) => {
     .join("\n")
 }
 
-const optionalFlag = <S extends Schema.Decoder<unknown>>(value: Option.Option<string>, schema: S, flag: string) =>
-  Option.isNone(value)
-    ? Effect.succeed(undefined)
-    : Schema.decodeUnknownEffect(schema)(value.value).pipe(Effect.mapError(usage(flag)))
-
 const statement = Command.make(
   "statement",
   {
@@ -142,11 +128,31 @@ const statement = Command.make(
   },
   (flags) =>
     Effect.gen(function* () {
-      const userId = yield* Schema.decodeUnknownEffect(UserId)(flags.user).pipe(Effect.mapError(usage("--user")))
-      const currency = yield* optionalFlag(flags.currency, Unit, "--currency")
-      const from = yield* optionalFlag(flags.from, Instant, "--from")
-      const to = yield* optionalFlag(flags.to, Instant, "--to")
-      const after = yield* optionalFlag(flags.cursor, StatementCursor, "--cursor")
+      const userId = yield* decodeFlag(UserId, flags.user, "--user", "a user id of 1 to 128 characters")
+      const currency = yield* decodeOptionalFlag(
+        Unit,
+        flags.currency,
+        "--currency",
+        "an ISO 4217 code in capitals (NGN) or COIN"
+      )
+      const from = yield* decodeOptionalFlag(
+        Instant,
+        flags.from,
+        "--from",
+        "an ISO 8601 instant with an offset, e.g. 2026-11-21T00:00:00Z"
+      )
+      const to = yield* decodeOptionalFlag(
+        Instant,
+        flags.to,
+        "--to",
+        "an ISO 8601 instant with an offset, e.g. 2026-11-22T00:00:00Z"
+      )
+      const after = yield* decodeOptionalFlag(
+        StatementCursor,
+        flags.cursor,
+        "--cursor",
+        "the nextCursor of a previous --json answer"
+      )
       const max = Option.getOrUndefined(flags.limit)
       if (max !== undefined && max < 1) return yield* new UsageError({ message: `--limit ${max}: must be at least 1` })
       if (from !== undefined && to !== undefined && from.getTime() >= to.getTime()) {

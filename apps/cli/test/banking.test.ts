@@ -151,7 +151,18 @@ describe("webhook and virtual-account commands", () => {
           ].map((flags) => runCli(["virtual-account", "link", ...flags], env)),
           { concurrency: "unbounded" }
         )
-        for (const run of invalid) assert.strictEqual(run.code, 2, run.stderr)
+        for (const run of invalid) {
+          assert.strictEqual(run.code, 2, run.stderr)
+          assert.strictEqual(run.stdout, "")
+        }
+        // A refused value is one sentence naming the flag, not the schema's list of 24 currencies.
+        const [badNumber, , badCurrency] = invalid
+        assert.match(
+          badNumber?.stderr ?? "",
+          /^error: --number: expected 1 to 64 letters, digits or dashes, got "99 00"$/m
+        )
+        assert.match(badCurrency?.stderr ?? "", /^error: --currency: expected .*, got "XYZ"$/m)
+        assert.notInclude(badCurrency?.stderr, "KWD")
       }),
     90_000
   )

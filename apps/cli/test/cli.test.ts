@@ -28,28 +28,40 @@ describe("CLI usage", () => {
     })
   )
 
-  it.live("an unknown subcommand, a missing --sub and a bad --ttl exit 2", () =>
-    Effect.gen(function* () {
-      const dataDir = yield* tempDir("cli-usage-")
-      const results = yield* Effect.all(
-        [
-          runCli(["frobnicate"], { DATA_DIR: dataDir }),
-          runCli(["token", "mint"], { DATA_DIR: dataDir }),
-          runCli(["token", "mint", "--sub", "u1", "--ttl", "banana"], { DATA_DIR: dataDir }),
-          runCli(["token", "frobnicate"], { DATA_DIR: dataDir })
-        ],
-        { concurrency: "unbounded" }
-      )
-      const [unknown, missingSub, badTtl, unknownNested] = results
-      assert.strictEqual(unknown?.code, 2, unknown?.stderr)
-      assert.include(unknown?.stderr, "frobnicate")
-      assert.strictEqual(missingSub?.code, 2, missingSub?.stderr)
-      assert.include(missingSub?.stderr, "--sub")
-      assert.strictEqual(badTtl?.code, 2, badTtl?.stderr)
-      assert.include(badTtl?.stderr, "banana")
-      assert.notMatch(badTtl?.stdout ?? "", JWT, "no token is printed on bad usage")
-      assert.strictEqual(unknownNested?.code, 2, unknownNested?.stderr)
-    })
+  it.live(
+    "an unknown subcommand, a missing --sub and a bad --ttl exit 2, saying so in a line or two on stderr only",
+    () =>
+      Effect.gen(function* () {
+        const dataDir = yield* tempDir("cli-usage-")
+        const results = yield* Effect.all(
+          [
+            runCli(["frobnicate"], { DATA_DIR: dataDir }),
+            runCli(["token", "mint"], { DATA_DIR: dataDir }),
+            runCli(["token", "mint", "--sub", "u1", "--ttl", "banana"], { DATA_DIR: dataDir }),
+            runCli(["token", "frobnicate"], { DATA_DIR: dataDir })
+          ],
+          { concurrency: "unbounded" }
+        )
+        const [unknown, missingSub, badTtl, unknownNested] = results
+        assert.strictEqual(unknown?.code, 2, unknown?.stderr)
+        assert.include(unknown?.stderr, "frobnicate")
+        assert.strictEqual(missingSub?.code, 2, missingSub?.stderr)
+        assert.include(missingSub?.stderr, "--sub")
+        assert.strictEqual(badTtl?.code, 2, badTtl?.stderr)
+        assert.include(badTtl?.stderr, "banana")
+        assert.notMatch(badTtl?.stdout ?? "", JWT, "no token is printed on bad usage")
+        assert.strictEqual(unknownNested?.code, 2, unknownNested?.stderr)
+        for (const result of results) {
+          // A script capturing stdout gets nothing; the reader of stderr gets the problem, not the help.
+          assert.strictEqual(result.stdout, "", result.stdout)
+          // (Log lines, such as the announcement of generated development secrets, start with a time.)
+          const said = result.stderr.split("\n").filter((line) => line !== "" && !line.startsWith("["))
+          assert.isAtMost(said.length, 2, result.stderr)
+          assert.match(said[0] ?? "", /^error: /, result.stderr)
+        }
+        assert.include(missingSub?.stderr, "Run 'payments-gaming token mint --help' for usage.")
+        assert.include(unknown?.stderr, "Run 'payments-gaming --help' for usage.")
+      })
   )
 })
 
