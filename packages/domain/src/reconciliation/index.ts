@@ -1,0 +1,5 @@
+export * from "./CsvReader.ts"
+export * from "./Matching.ts"
+export * from "./Model.ts"
+export * from "./ReportLine.ts"
+export * from "./ReportReader.ts"
