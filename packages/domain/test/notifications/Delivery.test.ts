@@ -1,5 +1,5 @@
 import { assert, describe, layer } from "@effect/vitest"
-import { Duration, Effect, Exit, Fiber, Layer, Redacted, Scope } from "effect"
+import { Duration, Effect, Exit, Fiber, Layer, Metric, Redacted, Scope } from "effect"
 import { TestClock } from "effect/testing"
 import type { UserId } from "../../src/auth/Model.ts"
 import { BankingService } from "../../src/banking/index.ts"
@@ -10,7 +10,8 @@ import {
   NotificationDelivery,
   NotificationSettings,
   NotificationsService,
-  NotificationWorker
+  NotificationWorker,
+  notificationResends
 } from "../../src/notifications/index.ts"
 import { NotificationsMemory } from "../../src/notifications/testing.ts"
 import { failure, PushService, success } from "../../src/push/index.ts"
@@ -117,7 +118,8 @@ describe("the notification outbox in memory", () => {
             {
               title: "Money received",
               body: "You received ₦4,950.50 from ADA OKAFOR",
-              data: { notificationId: row!.id, templateCode: "DEPOSIT_RECEIVED" }
+              data: { notificationId: row!.id, templateCode: "DEPOSIT_RECEIVED" },
+              collapseKey: row!.id
             }
           ]
         )
@@ -127,6 +129,30 @@ describe("the notification outbox in memory", () => {
         assert.match(after!.providerMessageId ?? "", /^fake-\d+$/)
         yield* deliver
         assert.strictEqual((yield* fake.sent).filter((send) => send.token === apnsToken("b")).length, 1)
+      })
+    )
+
+    it.effect("a send the provider did not answer in time is sent again as a resend, with the same collapse key", () =>
+      Effect.gen(function* () {
+        const fake = yield* PushGatewaysFake
+        const token = fcmToken("slow")
+        const user = yield* userWithDevices([{ tokenType: "FCM", token }])
+        yield* receive(credit({ reference: unique("VA-REF"), accountNumber: user.accountNumber }))
+        const resends = yield* Metric.value(notificationResends)
+        yield* fake.answerNext("FCM", { result: failure("TIMEOUT", "FCM did not answer within 10 seconds") })
+        yield* deliver
+        const [timedOut] = yield* rowsOf(user.userId)
+        assert.deepStrictEqual([timedOut!.inDoubt, timedOut!.resends], [true, 0])
+        yield* TestClock.adjust(Duration.seconds(2))
+        yield* deliver
+        const [row] = yield* rowsOf(user.userId)
+        assert.deepStrictEqual([row!.status, row!.attempts, row!.resends], ["sent", 2, 1])
+        const sent = (yield* fake.sent).filter((send) => send.token === token)
+        assert.deepStrictEqual(
+          sent.map((send) => send.notification.collapseKey),
+          [row!.id, row!.id]
+        )
+        assert.strictEqual((yield* Metric.value(notificationResends)).count, resends.count + 1)
       })
     )
 
