@@ -1,9 +1,11 @@
+import { fileURLToPath } from "node:url"
 import { assert, describe, it } from "@effect/vitest"
 import { FakeFcmServer } from "@payments-gaming/adapters/test/support/FakeFcmServer"
 import { clientFor } from "@payments-gaming/adapters/test/support/TestDatabase"
 import { NotificationView } from "@payments-gaming/domain/notifications"
 import { Deferred, Effect, Fiber, Layer, Schema } from "effect"
 import { inject } from "vitest"
+import { spawnNode } from "../support/NodeProcess.ts"
 import { request, tokenFor } from "../support/TestServer.ts"
 import { FakeProviders, fakePushWith, fcmToken, PROJECT_ID } from "./FakePush.ts"
 import { instance, instanceWith, migratedDatabase } from "./Instance.ts"
@@ -27,6 +29,8 @@ const sentTo = (fcm: FakeFcmServer["Service"], token: string) =>
       apnsCollapseId: message.apns?.headers?.["apns-collapse-id"]
     }
   })
+
+const WORKER = fileURLToPath(new URL("./workerProcess.ts", import.meta.url))
 
 const decodeViews = Schema.decodeUnknownSync(Schema.Array(NotificationView))
 
@@ -208,5 +212,90 @@ describe.runIf(inject("databaseMode") === "postgres")("notifications under fault
         ])
       }).pipe(Effect.scoped),
     60_000
+  )
+  it.live(
+    "a worker SIGKILLed mid-send: the next one sends those again with the same collapse key, counted; nothing lost",
+    () =>
+      Effect.gen(function* () {
+        const url = yield* migratedDatabase
+        const fakes = yield* Layer.build(FakeProviders)
+        const fcm = yield* Effect.provideContext(Effect.service(FakeFcmServer), fakes)
+        // The HTTP side only (devices, deposits, the admin API); workers run as processes.
+        const service = yield* Layer.build(
+          instance(url, { NOTIFICATIONS_WORKER: "off" }).pipe(Layer.provide(Layer.succeedContext(fakes)))
+        )
+        const users = yield* Effect.forEach(
+          Array.from({ length: 8 }, (_, i) => i),
+          (i) =>
+            Effect.gen(function* () {
+              const token = fcmToken(`killed${i}`)
+              // Half of them are still waiting for FCM's answer when the worker dies.
+              if (i % 2 === 0) fcm.replyTo(token, "hang")
+              const user = yield* Effect.provideContext(userWithDevices([{ tokenType: "FCM", token }]), service)
+              yield* Effect.provideContext(deposit(depositBody(user.accountNumber)), service)
+              return { ...user, token, answered: i % 2 === 1 }
+            })
+        )
+        const workerEnv = {
+          DATABASE_URL: url,
+          FAKE_FCM_PORT: String(fcm.port),
+          FAKE_FCM_CA_PEM: fcm.certificates.caPem,
+          NOTIFICATIONS_LEASE: "2 seconds",
+          NOTIFICATIONS_POLL_INTERVAL: "50 millis",
+          LOG_LEVEL: "warn"
+        }
+        const admin = yield* clientFor(url)
+        const rows = admin<{ id: string; user_id: string; status: string; attempts: number; resends: number }>`
+          SELECT id, user_id, status, attempts, resends FROM notification_outbox`
+
+        const first = yield* spawnNode(WORKER, [], workerEnv)
+        yield* first.waitForStdout(/worker ready/, 30_000)
+        yield* eventually(
+          "every push on the wire, the answered ones recorded",
+          Effect.map(rows, (all) => ({
+            called: users.every((user) => fcm.requestsFor(user.token).length === 1),
+            sent: all.filter((row) => row.status === "sent").length
+          })),
+          ({ called, sent }) => called && sent === 4
+        )
+        yield* first.kill("SIGKILL")
+        yield* first.exit(10_000)
+
+        // FCM answers again; a new worker takes the unconfirmed rows once their lease has run out.
+        for (const user of users)
+          fcm.replyTo(user.token, { status: 200, json: { name: `projects/${PROJECT_ID}/messages/again` } })
+        const second = yield* spawnNode(WORKER, [], workerEnv)
+        yield* second.waitForStdout(/worker ready/, 30_000)
+        const done = yield* eventually(
+          "every row sent",
+          rows,
+          (all) => all.length === users.length && all.every((row) => row.status === "sent"),
+          "30 seconds"
+        )
+
+        for (const user of users) {
+          const row = done.find((r) => r.user_id === user.userId)!
+          const sent = sentTo(fcm, user.token)
+          // Nothing lost; a repeat only of what may have reached FCM, and always with the same key.
+          assert.deepStrictEqual(
+            sent,
+            Array.from({ length: user.answered ? 1 : 2 }, () => ({
+              notificationId: row.id,
+              collapseKey: row.id,
+              apnsCollapseId: row.id
+            }))
+          )
+          assert.deepStrictEqual([row.attempts, row.resends], user.answered ? [1, 0] : [2, 1])
+        }
+        // What an operator sees of a repeated send: the resend, and the one recorded delivery marked as such.
+        const resent = users.find((user) => !user.answered)!
+        const [view] = yield* Effect.provideContext(viewsOf(resent.userId), service)
+        assert.deepInclude(view, { status: "sent", attempts: 2, resends: 1, inDoubt: true, unconfirmed: false })
+        assert.deepStrictEqual(
+          view!.deliveries.map((d) => [d.success, d.collapseKey, d.resend]),
+          [[true, view!.id, true]]
+        )
+      }).pipe(Effect.scoped),
+    90_000
   )
 })
