@@ -123,8 +123,8 @@ export class NotificationDelivery extends Context.Service<
         }).pipe(
           Effect.catchCause((cause) =>
             Effect.logWarning(
-              "Notification attempt not recorded; it stays claimed until its lease expires, then is sent again " +
-                "as a possible duplicate with the same collapse key"
+              "Notification attempt not recorded; if its push left, it stays claimed until its lease expires, " +
+                "then is sent again as a possible duplicate with the same collapse key"
             ).pipe(Effect.annotateLogs({ notificationId: notification.id, cause: Cause.pretty(cause).split("\n")[0] }))
           ),
           Effect.uninterruptible

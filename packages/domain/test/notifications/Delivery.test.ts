@@ -8,6 +8,7 @@ import { Devices } from "../../src/devices/index.ts"
 import {
   DEFAULT_NOTIFICATION_SETTINGS,
   NotificationDelivery,
+  NotificationOutbox,
   NotificationSettings,
   NotificationsService,
   NotificationWorker,
@@ -23,7 +24,25 @@ const settings = NotificationSettings.layer({
   backoff: { baseMillis: 2_000, capMillis: 60_000, maxAttempts: 3 }
 })
 
-const TestLayer = Layer.mergeAll(NotificationDelivery.layer, NotificationsService.layer).pipe(
+/** While set, the outbox cannot record an outcome (the database is gone for longer than its retries). */
+let recordsLost = false
+
+/** The memory outbox, but `record` dies while `recordsLost` is set. */
+const LosingRecords = Layer.effect(
+  NotificationOutbox,
+  Effect.map(Effect.service(NotificationOutbox), (outbox) =>
+    NotificationOutbox.of({
+      ...outbox,
+      record: (notification, outcome, facts) =>
+        recordsLost ? Effect.die(new Error("connection lost")) : outbox.record(notification, outcome, facts)
+    })
+  )
+)
+
+const TestLayer = Layer.mergeAll(
+  NotificationDelivery.layer.pipe(Layer.provide(LosingRecords)),
+  NotificationsService.layer
+).pipe(
   Layer.provideMerge(
     Layer.mergeAll(layerMemoryBanking, PushService.layer.pipe(Layer.provideMerge(layerMemoryPush)), settings)
   )
@@ -154,6 +173,38 @@ describe("the notification outbox in memory", () => {
         )
         assert.strictEqual((yield* Metric.value(notificationResends)).count, resends.count + 1)
       })
+    )
+
+    it.effect(
+      "a push whose outcome cannot be recorded is not released: after its lease it is sent again as a resend",
+      () =>
+        Effect.gen(function* () {
+          const fake = yield* PushGatewaysFake
+          const token = fcmToken("unrecorded")
+          const user = yield* userWithDevices([{ tokenType: "FCM", token }])
+          yield* receive(credit({ reference: unique("VA-REF"), accountNumber: user.accountNumber }))
+          const resends = yield* Metric.value(notificationResends)
+          recordsLost = true
+          yield* deliver.pipe(Effect.ensuring(Effect.sync(() => (recordsLost = false))))
+          // Sent, not recorded, and not given back as if it had not been: claimed, sent-unconfirmed.
+          let [row] = yield* rowsOf(user.userId)
+          assert.strictEqual(row!.status, "pending")
+          assert.isNotNull(row!.claimId)
+          assert.isNotNull(row!.sendStartedAt)
+          yield* deliver
+          assert.strictEqual((yield* fake.sent).filter((send) => send.token === token).length, 1)
+          // Its lease runs out: the next claim sends it again, in doubt, with the same collapse key.
+          yield* TestClock.adjust(DEFAULT_NOTIFICATION_SETTINGS.lease)
+          yield* TestClock.adjust(Duration.seconds(1))
+          yield* deliver
+          ;[row] = yield* rowsOf(user.userId)
+          assert.deepStrictEqual([row!.status, row!.attempts, row!.resends, row!.inDoubt], ["sent", 2, 1, true])
+          assert.deepStrictEqual(
+            (yield* fake.sent).filter((send) => send.token === token).map((send) => send.notification.collapseKey),
+            [row!.id, row!.id]
+          )
+          assert.strictEqual((yield* Metric.value(notificationResends)).count, resends.count + 1)
+        })
     )
 
     it.effect("a retryable failure is tried again after its backoff, then parked after the last attempt", () =>
