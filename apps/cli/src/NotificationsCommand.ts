@@ -44,7 +44,9 @@ const describeRow = (row: NotificationView) =>
     row.userId,
     row.templateCode,
     row.lastError ?? "-",
-    row.createdAt
+    row.createdAt,
+    // Sends made while an earlier one may have reached the provider; "?" while a send is unconfirmed.
+    `resends=${row.resends}${row.unconfirmed ? "?" : ""}`
   ].join("\t")
 
 interface ListQuery {
@@ -92,7 +94,7 @@ const list = Command.make(
 ).pipe(
   Command.withDescription(
     "List notification outbox rows, newest first: one tab-separated line each (id, status, attempts, userId, " +
-      "templateCode, lastError, createdAt), or --json"
+      "templateCode, lastError, createdAt, resends), or --json (each row with its deliveries)"
   ),
   Command.withExamples([
     { command: "payments-gaming notifications list --status failed", description: "Notifications parked as failed" }

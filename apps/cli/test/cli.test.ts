@@ -1,7 +1,10 @@
+import { existsSync } from "node:fs"
+import { join } from "node:path"
 import { PgClient } from "@effect/sql-pg"
 import { assert, describe, it } from "@effect/vitest"
 import { migrations } from "@payments-gaming/adapters/postgres/migrations/index"
 import { freshDatabaseUrl } from "@payments-gaming/adapters/test/support/TestDatabase"
+import { TEST_SECRETS } from "@payments-gaming/adapters/test/support/TestSecrets"
 import { devSecret } from "@payments-gaming/http/test/support/EmbeddedService"
 import { runCli, tempDir } from "@payments-gaming/http/test/support/NodeProcess"
 import { Effect, Redacted } from "effect"
@@ -80,6 +83,22 @@ describe("token mint", () => {
       assert.deepStrictEqual(payload.roles, ["admin"])
       // The default lifetime is one hour.
       assert.approximately(payload.exp ?? 0, Math.floor(Date.now() / 1000) + 3600, 10)
+    })
+  )
+
+  it.live("with every secret in the environment, it signs with that one and writes no dev-secrets.json", () =>
+    Effect.gen(function* () {
+      const dataDir = yield* tempDir("cli-configured-")
+      const result = yield* runCli(["token", "mint", "--sub", "u1"], {
+        ...TEST_SECRETS,
+        DATA_DIR: dataDir,
+        LOG_LEVEL: "debug"
+      })
+      assert.strictEqual(result.code, 0, result.stderr)
+      const secret = new TextEncoder().encode(TEST_SECRETS.AUTH_JWT_SECRET)
+      yield* Effect.promise(() => Jose.jwtVerify(result.stdout.trim(), secret))
+      assert.isFalse(existsSync(join(dataDir, "dev-secrets.json")))
+      assert.notMatch(result.stderr, /development secrets/)
     })
   )
 

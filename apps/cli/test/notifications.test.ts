@@ -66,14 +66,23 @@ describe("notifications list and retry", () => {
 
         const listed = yield* runCli(["notifications", "list", "--status", "failed", "--json"], direct)
         assert.strictEqual(listed.code, 0, listed.stderr)
+        const views = JSON.parse(listed.stdout)
         assert.deepStrictEqual(
-          JSON.parse(listed.stdout).map((view: { id: string; status: string }) => [view.id, view.status]),
+          views.map((view: { id: string; status: string }) => [view.id, view.status]),
           [[row!.id, "failed"]]
+        )
+        // Each row carries its sends as the delivery log has them: here the development sink's one.
+        assert.strictEqual(views[0].resends, 0)
+        assert.deepStrictEqual(
+          views[0].deliveries.map((sent: Record<string, unknown>) => [sent.success, sent.collapseKey, sent.resend]),
+          [[true, row!.id, false]]
         )
         const plain = yield* runCli(["notifications", "list", "--status", "failed"], direct)
         assert.match(
           plain.stdout,
-          new RegExp(`^${row!.id}\tfailed\tattempts=8\t${userId}\tDEPOSIT_RECEIVED\tAUTH_ERROR: refused\t`)
+          new RegExp(
+            `^${row!.id}\tfailed\tattempts=8\t${userId}\tDEPOSIT_RECEIVED\tAUTH_ERROR: refused\t[^\t]+\tresends=0\n`
+          )
         )
         assert.strictEqual((yield* runCli(["notifications", "list", "--status", "lost"], direct)).code, 2)
         assert.strictEqual((yield* runCli(["notifications", "retry"], direct)).code, 2)

@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs"
 import { resolve } from "node:path"
 import { HeldDataDirLock } from "@payments-gaming/adapters/postgres/DataDirLock"
 import { Config, Effect, Layer, Option } from "effect"
@@ -17,12 +18,16 @@ export const layer = Layer.effectDiscard(
     const production = (yield* Config.String("NODE_ENV").pipe(Config.withDefault(""))) === "production"
     if (production) return
     const dataDir = yield* Config.String("DATA_DIR").pipe(Config.withDefault("./.data"))
+    const secretsFile = resolve(dataDir, "dev-secrets.json")
     yield* Effect.logInfo(
       [
         `Ready on ${url}`,
         `  API reference   ${url}/docs`,
         "  a bearer token  npm run --silent cli -- token mint --sub user-1 [--role admin]",
-        `  dev secrets     ${resolve(dataDir, "dev-secrets.json")} (INTERNAL_API_KEY there is the X-Internal-Key value)`
+        // With every secret configured there is no file (DevSecrets writes only what it generates).
+        ...(existsSync(secretsFile)
+          ? [`  dev secrets     ${secretsFile} (INTERNAL_API_KEY there is the X-Internal-Key value, unless set)`]
+          : [])
       ].join("\n")
     )
   })

@@ -27,7 +27,9 @@ export class NotificationsApi extends HttpApiGroup.make("notifications")
         summary: "Notification outbox rows, newest first, filtered by status (pending, sent, failed, cancelled)",
         description:
           "One row per (event, device): a credited deposit or spin prize and each active device of its user. " +
-          "`id` is the `notificationId` the push carried; device tokens are never shown. Paged with `limit` and `offset`."
+          "`id` is the `notificationId` the push carried, and its collapse key; device tokens are never shown. " +
+          "`deliveries` lists every send with the provider's answer; `resends` counts sends made while an earlier " +
+          "one may have reached the provider (the device shows them once). Paged with `limit` and `offset`."
       })
     ),
     HttpApiEndpoint.post("retry", "/v1/admin/notifications/:id/retry", {

@@ -93,4 +93,17 @@ export const depositBody = (accountNumber: string, reference = unique("VA-REF"))
 export const deposit = (body: string) =>
   Effect.map(deliverWebhook(body), (answer) => assert.strictEqual(answer.status, 200, answer.text))
 
+/**
+ * `deposit` as the provider makes it while the database is failing: a 503 is delivered again (after
+ * 200 ms, up to 20 times) until it is taken. The webhook is idempotent, so nothing is credited twice.
+ */
+export const depositUntilTaken = (body: string) =>
+  Effect.gen(function* () {
+    for (let attempt = 1; ; attempt++) {
+      const answer = yield* deliverWebhook(body)
+      if (answer.status === 200 || attempt === 20) return assert.strictEqual(answer.status, 200, answer.text)
+      yield* Effect.sleep("200 millis")
+    }
+  })
+
 export const DEPOSIT_TEXT = { title: "Money received", body: "You received ₦4,950.50 from JOHN DOE" }

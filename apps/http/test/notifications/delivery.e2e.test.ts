@@ -50,7 +50,10 @@ describe("credit notifications through the outbox, on PostgreSQL, to fake FCM an
               message: {
                 token: tokens.fcm,
                 notification: DEPOSIT_TEXT,
-                data: { notificationId: fcmRow!.id, templateCode: "DEPOSIT_RECEIVED" }
+                data: { notificationId: fcmRow!.id, templateCode: "DEPOSIT_RECEIVED" },
+                // The notification's id is its collapse key: a repeated send shows once on the device.
+                android: { collapse_key: fcmRow!.id },
+                apns: { headers: { "apns-collapse-id": fcmRow!.id } }
               }
             }
           ]
@@ -64,6 +67,29 @@ describe("credit notifications through the outbox, on PostgreSQL, to fake FCM an
           templateCode: "DEPOSIT_RECEIVED"
         })
         assert.isNotNull(apnsRow!.provider_message_id)
+        assert.strictEqual(apnsSent[0]!.headers["apns-collapse-id"], apnsRow!.id)
+        // Each attempt is in the delivery log with its notification, device and the provider's answer.
+        const sql = yield* SqlClient.SqlClient
+        const logged = yield* sql<{
+          notification_id: string
+          device_id: string
+          success: boolean
+          provider_message_id: string
+          collapse_key: string
+          resend: boolean
+        }>`SELECT notification_id, device_id, success, provider_message_id, collapse_key, resend
+          FROM push_deliveries WHERE notification_id IN ${sql.in(rows.map((row) => row.id))} ORDER BY id`
+        assert.deepStrictEqual(
+          logged.toSorted((a, b) => user.deviceIds.indexOf(a.device_id) - user.deviceIds.indexOf(b.device_id)),
+          rows.map((row) => ({
+            notification_id: row.id,
+            device_id: row.device_id,
+            success: true,
+            provider_message_id: row.provider_message_id!,
+            collapse_key: row.id,
+            resend: false
+          }))
+        )
 
         // The provider redelivers the same deposit: nothing is written, so nothing is pushed. A
         // second deposit afterwards is the barrier: once it is sent, anything older was too.
@@ -185,6 +211,23 @@ describe("credit notifications through the outbox, on PostgreSQL, to fake FCM an
         assert.strictEqual(sent!.provider_message_id, `projects/${PROJECT_ID}/messages/retried`)
         const again = yield* request(`/v1/admin/notifications/${parked!.id}/retry`, { method: "POST", token: admin })
         assert.deepStrictEqual(again.json.data, { id: parked!.id, retried: false, status: "sent" })
+        // Both attempts are listed with the provider's answers; neither was a resend.
+        const afterRetry = yield* request("/v1/admin/notifications?status=sent&limit=200", { token: admin })
+        const sentView = afterRetry.json.data.find((row: { id: string }) => row.id === parked!.id)
+        assert.deepInclude(sentView, { attempts: 1, resends: 0, inDoubt: false, unconfirmed: false })
+        assert.deepStrictEqual(
+          sentView.deliveries.map((delivery: Record<string, unknown>) => [
+            delivery.success,
+            delivery.errorCode,
+            delivery.providerMessageId,
+            delivery.collapseKey,
+            delivery.resend
+          ]),
+          [
+            [false, "AUTH_ERROR", null, parked!.id, false],
+            [true, null, `projects/${PROJECT_ID}/messages/retried`, parked!.id, false]
+          ]
+        )
         const unknown = "00000000-0000-4000-8000-000000000000"
         assert.strictEqual(
           (yield* request(`/v1/admin/notifications/${unknown}/retry`, { method: "POST", token: admin })).status,
@@ -211,6 +254,7 @@ describe("credit notifications through the outbox, on PostgreSQL, to fake FCM an
         assert.match(metrics, /notification_sends_total\{[^}]*outcome="sent"[^}]*\} [1-9]/)
         assert.match(metrics, /notification_sends_total\{[^}]*outcome="failed"[^}]*\} [1-9]/)
         assert.match(metrics, /notification_outbox_depth(\{[^}]*\})? \d/)
+        assert.match(metrics, /notification_resends_total(\{[^}]*\})? \d/)
         assert.match(metrics, /notification_outbox_oldest_due_seconds(\{[^}]*\})? \d/)
       })
     )

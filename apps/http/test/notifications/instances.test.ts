@@ -1,35 +1,12 @@
 import { assert, describe, it } from "@effect/vitest"
-import { runMigrations } from "@payments-gaming/adapters/postgres/Migrations"
-import * as PostgresClient from "@payments-gaming/adapters/postgres/PostgresClient"
 import { FakeFcmServer } from "@payments-gaming/adapters/test/support/FakeFcmServer"
-import { freshDatabaseUrl } from "@payments-gaming/adapters/test/support/TestDatabase"
-import * as Layers from "@payments-gaming/http/Layers"
-import { ConfigProvider, Effect, Layer, Redacted } from "effect"
-import * as Reactivity from "effect/reactivity/Reactivity"
+import { clientFor } from "@payments-gaming/adapters/test/support/TestDatabase"
+import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { inject } from "vitest"
-import { TestServerOn } from "../support/TestServer.ts"
-import { FakeProviders, FakePush, fcmToken } from "./FakePush.ts"
-import { deposit, depositBody, eventually, userWithDevices } from "./Scenario.ts"
-
-/**
- * One service instance as a process has it: its own connection pool, HTTP server and worker (on
- * the fakes, polling briskly), on a database it shares with the other. Fresh, so the second is
- * not the first again; the fake providers come from outside, one pair for both.
- */
-const instance = (url: string) =>
-  Layer.fresh(
-    Layers.notificationsWorkerWith(FakePush).pipe(
-      Layer.provide(
-        ConfigProvider.layer(
-          ConfigProvider.fromUnknown({ NOTIFICATIONS_POLL_INTERVAL: "20 millis", NOTIFICATIONS_BATCH_SIZE: "3" })
-        )
-      ),
-      Layer.provideMerge(TestServerOn({ NOTIFICATIONS_WORKER: "off" })),
-      Layer.provideMerge(PostgresClient.layer({ url: Redacted.make(url), dataDir: undefined, maxConnections: 5 })),
-      Layer.provide(Reactivity.layer)
-    )
-  )
+import { FakeProviders, fcmToken } from "./FakePush.ts"
+import { instance, migratedDatabase } from "./Instance.ts"
+import { deposit, depositBody, depositUntilTaken, eventually, userWithDevices } from "./Scenario.ts"
 
 describe("two service instances on one database", () => {
   it.live(
@@ -38,15 +15,7 @@ describe("two service instances on one database", () => {
       Effect.gen(function* () {
         // The embedded database serves one connection: there is no second process to run.
         if (inject("databaseMode") === "pglite") return
-        const url = yield* freshDatabaseUrl.pipe(Effect.provide(Reactivity.layer))
-        yield* Effect.provide(
-          runMigrations,
-          yield* Layer.build(
-            PostgresClient.layer({ url: Redacted.make(url), dataDir: undefined, maxConnections: 1 }).pipe(
-              Layer.provide(Reactivity.layer)
-            )
-          )
-        )
+        const url = yield* migratedDatabase
         const fakes = yield* Layer.build(FakeProviders)
         const first = yield* Layer.build(instance(url).pipe(Layer.provide(Layer.succeedContext(fakes))))
         const second = yield* Layer.build(instance(url).pipe(Layer.provide(Layer.succeedContext(fakes))))
@@ -82,5 +51,83 @@ describe("two service instances on one database", () => {
         assert.strictEqual(attempts[0]!.n, 12)
       }).pipe(Effect.scoped),
     90_000
+  )
+  it.live(
+    "connections terminated while both deliver: every notification sent, none twice",
+    () =>
+      Effect.gen(function* () {
+        if (inject("databaseMode") === "pglite") return
+        const url = yield* migratedDatabase
+        const fakes = yield* Layer.build(FakeProviders)
+        const fcm = yield* Effect.provideContext(Effect.service(FakeFcmServer), fakes)
+        // A short lease: a row whose outcome was lost would be sent again within the test.
+        const settings = { NOTIFICATIONS_LEASE: "3 seconds" }
+        const instances = [
+          yield* Layer.build(instance(url, settings).pipe(Layer.provide(Layer.succeedContext(fakes)))),
+          yield* Layer.build(instance(url, settings).pipe(Layer.provide(Layer.succeedContext(fakes))))
+        ]
+        const users = yield* Effect.forEach(
+          Array.from({ length: 16 }, (_, i) => i),
+          (i) =>
+            Effect.gen(function* () {
+              const token = fcmToken(`cut${i}`)
+              // A provider that takes its time: terminations land while sends are in flight and
+              // their outcomes are being written.
+              fcm.replyTo(token, { afterMillis: 150 })
+              const user = yield* Effect.provideContext(
+                userWithDevices([{ tokenType: "FCM", token }]),
+                instances[i % 2]!
+              )
+              return { ...user, token }
+            })
+        )
+        const admin = yield* clientFor(url)
+        // Every connection of both instances, killed as the provider is called: whatever each was
+        // doing (claiming, marking, recording) is lost mid-statement.
+        const terminate = admin`SELECT count(pg_terminate_backend(pid))::integer AS n FROM pg_stat_activity
+          WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_type = 'client backend'`
+        const load = Effect.forEach(
+          users,
+          (user, i) =>
+            Effect.provideContext(depositUntilTaken(depositBody(user.accountNumber)), instances[(i + 1) % 2]!),
+          { concurrency: 4 }
+        )
+        const cuts = Effect.forEach(
+          [1, 2, 3, 4],
+          (n) =>
+            Effect.gen(function* () {
+              yield* eventually(
+                `${n * 3} sends under way`,
+                Effect.sync(() => users.filter((u) => fcm.requestsFor(u.token).length > 0).length),
+                (sent) => sent >= Math.min(n * 3, users.length)
+              )
+              yield* terminate
+            }),
+          { discard: true }
+        )
+        yield* Effect.all([load, cuts], { concurrency: 2 })
+        const rows = yield* eventually(
+          "every row sent",
+          admin<{
+            id: string
+            status: string
+            resends: number
+            device_id: string
+          }>`SELECT id, status, resends, device_id FROM notification_outbox`,
+          (all) => all.length === users.length && all.every((row) => row.status === "sent"),
+          "60 seconds"
+        )
+        assert.strictEqual(rows.length, 16)
+        // No process died: the provider got each notification once, and nothing counts as a resend.
+        assert.deepStrictEqual(
+          users.map((user) => fcm.requestsFor(user.token).length),
+          users.map(() => 1)
+        )
+        assert.deepStrictEqual(
+          rows.map((row) => row.resends),
+          rows.map(() => 0)
+        )
+      }).pipe(Effect.scoped),
+    120_000
   )
 })

@@ -24,6 +24,10 @@ interface Row {
   readonly provider_message_id: string | null
   readonly latency_ms: number
   readonly created_at: Date
+  readonly notification_id: string | null
+  readonly device_id: string | null
+  readonly collapse_key: string | null
+  readonly resend: boolean | null
 }
 
 const attempt: PushDeliveryAttempt = {
@@ -48,7 +52,8 @@ describe("PushDeliveryRepository", () => {
         yield* log.record(attempt)
         const rows = yield* sql<Row>`SELECT * FROM push_deliveries WHERE token_hash = ${attempt.tokenHash}`
         assert.strictEqual(rows.length, 1)
-        const { id, created_at, ...row } = rows[0]!
+        const { id, created_at, attempt_id, ...row } = rows[0]! as Row & { readonly attempt_id: string }
+        assert.match(attempt_id, /^[0-9a-f-]{36}$/)
         assert.isNotNull(id)
         assert.strictEqual(created_at.toISOString(), "2026-03-01T10:20:30.456Z")
         assert.deepStrictEqual(row, {
@@ -60,7 +65,12 @@ describe("PushDeliveryRepository", () => {
           error_code: "UNREGISTERED",
           error_message: "Unregistered",
           provider_message_id: null,
-          latency_ms: 42
+          latency_ms: 42,
+          // A debug push names no notification.
+          notification_id: null,
+          device_id: null,
+          collapse_key: null,
+          resend: null
         })
       })
     )

@@ -26,6 +26,8 @@ export interface ApnsAlert {
   readonly data?: Readonly<Record<string, string>>
   /** Sent as `apns-id`, so the notification has an id even if the answer lacks one. */
   readonly id: string
+  /** Sent as `apns-collapse-id`: a repeated send replaces the first on the device. */
+  readonly collapseKey?: string
 }
 
 /** What became of one notification, read from node-apn's answer. */
@@ -89,6 +91,7 @@ const buildNotification = (apn: NodeApn, alert: ApnsAlert): Notification => {
   notification.pushType = "alert"
   notification.alert = { title: alert.title, body: alert.body }
   notification.payload = { ...alert.data }
+  if (alert.collapseKey !== undefined) notification.collapseId = alert.collapseKey
   return notification
 }
 

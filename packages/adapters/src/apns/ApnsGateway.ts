@@ -82,6 +82,7 @@ export const make = Effect.fn("ApnsGateway.make")(function* (options: ApnsGatewa
         title: notification.title,
         body: notification.body,
         ...(notification.data === undefined ? {} : { data: notification.data }),
+        ...(notification.collapseKey === undefined ? {} : { collapseKey: notification.collapseKey }),
         id
       })
       .pipe(

@@ -35,7 +35,9 @@ const readSecrets = (path: string): Record<string, string> | undefined =>
   existsSync(path) ? Schema.decodeUnknownSync(SecretsFile)(readFileSync(path, "utf8")) : undefined
 
 /**
- * Loads `DATA_DIR/dev-secrets.json`, adds any secret it lacks, and writes it back with mode 0600.
+ * Loads `DATA_DIR/dev-secrets.json`, adds those of `needed` (the secrets the environment does not
+ * set) it lacks, and writes it back with mode 0600; a secret the environment sets is never
+ * generated, and when the file already has every needed one nothing is written.
  * Two processes starting together on a fresh DATA_DIR must agree on one set of secrets, so the
  * file is written to a private temporary name and linked into place only if nobody else has done
  * so first (link fails on an existing name); the loser reads the winner's file. Whether to link or
@@ -46,14 +48,14 @@ const readSecrets = (path: string): Record<string, string> | undefined =>
  * can still each keep their own: only a hand-edited file gets there.
  * Returns the secrets and the names generated this time, so start-up can announce them.
  */
-const loadOrCreate = (path: string) =>
+const loadOrCreate = (path: string, needed: ReadonlyArray<SecretName>) =>
   Effect.try({
     try: () => {
       for (let attempt = 0; ; attempt++) {
         const existing = readSecrets(path)
         const secrets: Record<string, string> = { ...(existing ?? {}) }
         const generated: Array<SecretName> = []
-        for (const name of GENERATED_SECRETS) {
+        for (const name of needed) {
           if (secrets[name] === undefined || secrets[name] === "") {
             secrets[name] = generate()
             generated.push(name)
@@ -91,6 +93,7 @@ const loadOrCreate = (path: string) =>
  * fails naming every missing or too short secret and every other unsafe setting (see
  * ProductionConfig.productionProblems). Elsewhere an unset secret is read from (or generated into)
  * `DATA_DIR/dev-secrets.json`; a configured value always wins because the file is only a fallback.
+ * Only unset secrets are generated and announced; with all four set the file is not touched.
  */
 export const layer = Layer.unwrap(
   Effect.gen(function* () {
@@ -102,13 +105,16 @@ export const layer = Layer.unwrap(
       yield* checkProduction
       return Layer.empty
     }
-    const dataDir = yield* Config.String("DATA_DIR").pipe(Config.withDefault("./.data"))
-    const path = resolve(dataDir, "dev-secrets.json")
-    const { secrets, generated } = yield* loadOrCreate(path)
-    const unset: Array<string> = []
+    const unset: Array<SecretName> = []
     for (const name of GENERATED_SECRETS) {
       if (!(yield* isSet(name))) unset.push(name)
     }
+    // Every secret configured: the file would hold nothing that is used, so it is neither read
+    // nor written.
+    if (unset.length === 0) return Layer.empty
+    const dataDir = yield* Config.String("DATA_DIR").pipe(Config.withDefault("./.data"))
+    const path = resolve(dataDir, "dev-secrets.json")
+    const { secrets, generated } = yield* loadOrCreate(path, unset)
     if (generated.length > 0) {
       yield* Effect.logWarning(`Generated development secrets ${generated.join(", ")} in ${path} (not for production)`)
     }

@@ -23,6 +23,8 @@ export interface FcmMessage {
   readonly token: string
   readonly notification: { readonly title: string; readonly body: string }
   readonly data?: Readonly<Record<string, string>>
+  /** `android.collapseKey` and the `apns-collapse-id` header of FCM's APNs delivery. */
+  readonly collapseKey?: string
 }
 
 /**
@@ -150,7 +152,15 @@ export class FcmClient extends Context.Service<
               messaging.send({
                 token: message.token,
                 notification: { title: message.notification.title, body: message.notification.body },
-                ...(message.data === undefined ? {} : { data: { ...message.data } })
+                ...(message.data === undefined ? {} : { data: { ...message.data } }),
+                // The same key on Android and, through FCM, on iOS: a repeated send replaces the
+                // first on the device.
+                ...(message.collapseKey === undefined
+                  ? {}
+                  : {
+                      android: { collapseKey: message.collapseKey },
+                      apns: { headers: { "apns-collapse-id": message.collapseKey } }
+                    })
               }),
             catch: toSendError
           })

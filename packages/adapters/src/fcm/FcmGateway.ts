@@ -63,7 +63,8 @@ export const make = Effect.fn("FcmGateway.make")(function* (options: FcmGatewayO
       .send({
         token,
         notification: { title: notification.title, body: notification.body },
-        ...(notification.data === undefined ? {} : { data: notification.data })
+        ...(notification.data === undefined ? {} : { data: notification.data }),
+        ...(notification.collapseKey === undefined ? {} : { collapseKey: notification.collapseKey })
       })
       .pipe(
         Effect.map(success),

@@ -1,5 +1,6 @@
 import { UserId } from "@payments-gaming/domain/auth"
 import {
+  type AttemptFacts,
   type AttemptOutcome,
   type ClaimedNotification,
   NotificationOutbox,
@@ -11,6 +12,7 @@ import {
 import { TokenType } from "@payments-gaming/domain/push"
 import { Duration, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"
+import { durably } from "./DurableWrite.ts"
 import { outboxRows, outboxValues } from "./OutboxWrites.ts"
 import { rowSchema } from "./RowSchema.ts"
 
@@ -28,7 +30,23 @@ const ViewColumns = Schema.Struct({
   last_error: Schema.NullOr(Schema.String),
   provider_message_id: Schema.NullOr(Schema.String),
   created_at: Schema.Date,
-  updated_at: Schema.Date
+  updated_at: Schema.Date,
+  send_started_at: Schema.NullOr(Schema.Date),
+  in_doubt: Schema.Boolean,
+  resends: Schema.Number,
+  deliveries: Schema.Array(
+    Schema.Struct({
+      at: Schema.String,
+      device_id: Schema.NullOr(Schema.String),
+      provider: Schema.String,
+      success: Schema.Boolean,
+      error_code: Schema.NullOr(Schema.String),
+      error_message: Schema.NullOr(Schema.String),
+      provider_message_id: Schema.NullOr(Schema.String),
+      collapse_key: Schema.NullOr(Schema.String),
+      resend: Schema.NullOr(Schema.Boolean)
+    })
+  )
 })
 
 /** A `notification_outbox` row as operators see it. */
@@ -48,7 +66,21 @@ const NotificationViewRow = rowSchema(
     lastError: row.last_error,
     providerMessageId: row.provider_message_id,
     createdAt: row.created_at.toISOString(),
-    updatedAt: row.updated_at.toISOString()
+    updatedAt: row.updated_at.toISOString(),
+    resends: row.resends,
+    inDoubt: row.in_doubt,
+    unconfirmed: row.send_started_at !== null,
+    deliveries: row.deliveries.map((delivery) => ({
+      at: delivery.at,
+      deviceId: delivery.device_id,
+      provider: delivery.provider,
+      success: delivery.success,
+      errorCode: delivery.error_code,
+      errorMessage: delivery.error_message,
+      providerMessageId: delivery.provider_message_id,
+      collapseKey: delivery.collapse_key,
+      resend: delivery.resend === true
+    }))
   })
 )
 
@@ -64,6 +96,7 @@ const ClaimedRow = rowSchema(
     title: Schema.String,
     body: Schema.String,
     attempts: Schema.Number,
+    in_doubt: Schema.Boolean,
     token_type: Schema.NullOr(TokenType),
     token: Schema.NullOr(Schema.String),
     active: Schema.NullOr(Schema.Boolean),
@@ -79,6 +112,7 @@ const ClaimedRow = rowSchema(
     title: row.title,
     body: row.body,
     attempts: row.attempts,
+    inDoubt: row.in_doubt,
     device:
       row.token_type === null || row.token === null || row.device_user_id === null
         ? null
@@ -98,7 +132,7 @@ const StatsRow = Schema.Struct({ depth: Schema.Number, oldest_due_seconds: Schem
 const uuid = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/
 
 /**
- * The outbox in `notification_outbox` (migration 0015), on the ambient SqlClient: inside a unit of
+ * The outbox in `notification_outbox` (migrations 0015, 0016), on the ambient SqlClient: inside a unit of
  * work its statements join that transaction. Database failures are defects, as in the ledger: the
  * caller's transaction has failed, and the worker logs and polls again. Times are the database's
  * (`now()`), so every instance agrees on what is due and when a lease ends.
@@ -121,10 +155,13 @@ export const layer: Layer.Layer<NotificationOutbox, never, SqlClient.SqlClient> 
     // is claiming is passed over, never waited for), stamp them with this claim and its lease, and
     // return them with their device's current token. Rows under a live lease are not due; a row
     // whose worker died becomes due when its lease ends.
+    // The claim's id is made once, in a CTE of its own: `gen_random_uuid()` in a FROM subquery
+    // was evaluated per row, giving each row a claim of its own, so releasing "the claim" gave
+    // back one row of the batch.
     const claimDue = SqlSchema.findAll({
       Request: Schema.Struct({ limit: Schema.Number, leaseMillis: Schema.Number }),
       Result: ClaimedRow,
-      execute: ({ limit, leaseMillis }) => sql`WITH due AS (
+      execute: ({ limit, leaseMillis }) => sql`WITH c AS MATERIALIZED (SELECT gen_random_uuid() AS claim_id), due AS (
             SELECT id FROM notification_outbox
             WHERE status = 'pending' AND next_attempt_at <= now()
               AND (claimed_until IS NULL OR claimed_until < now())
@@ -135,21 +172,30 @@ export const layer: Layer.Layer<NotificationOutbox, never, SqlClient.SqlClient> 
             UPDATE notification_outbox o
             SET claim_id = c.claim_id,
                 claimed_until = now() + ${leaseMillis}::integer * interval '1 millisecond',
-                updated_at = now()
-            FROM due, (SELECT gen_random_uuid() AS claim_id) c
+                updated_at = now(),
+                -- A lease that ran out mid-send (sent-unconfirmed): that send was an attempt, and
+                -- may have reached the provider, so the next one is a resend.
+                attempts = o.attempts + CASE WHEN o.send_started_at IS NULL THEN 0 ELSE 1 END,
+                in_doubt = o.in_doubt OR o.send_started_at IS NOT NULL,
+                send_started_at = NULL
+            FROM due, c
             WHERE o.id = due.id
             RETURNING o.*
           )
           SELECT claimed.id, claimed.claim_id, claimed.event_key, claimed.user_id, claimed.device_id,
-            claimed.template_code, claimed.title, claimed.body, claimed.attempts,
+            claimed.template_code, claimed.title, claimed.body, claimed.attempts, claimed.in_doubt,
             d.token_type, d.token, d.active, d.user_id AS device_user_id
           FROM claimed LEFT JOIN user_devices d ON d.id = claimed.device_id
           ORDER BY claimed.next_attempt_at`
     })
 
-    const record = (notification: ClaimedNotification, outcome: AttemptOutcome) => {
+    // Idempotent by claim: once recorded the row is no longer held, and running it again (after a
+    // dropped connection, `durably`) changes nothing.
+    const record = (notification: ClaimedNotification, outcome: AttemptOutcome, facts: AttemptFacts) => {
       const held = sql`id = ${notification.id}::uuid AND claim_id = ${notification.claimId}::uuid`
-      const released = sql`claim_id = NULL, claimed_until = NULL, updated_at = now()`
+      const resent = facts.pushed && notification.inDoubt ? 1 : 0
+      const released = sql`claim_id = NULL, claimed_until = NULL, updated_at = now(), send_started_at = NULL,
+        in_doubt = in_doubt OR ${facts.inDoubt}, resends = resends + ${resent}::integer`
       switch (outcome._tag) {
         case "Sent":
           return sql`UPDATE notification_outbox SET ${released}, status = 'sent', attempts = attempts + 1,
@@ -168,31 +214,40 @@ export const layer: Layer.Layer<NotificationOutbox, never, SqlClient.SqlClient> 
       }
     }
 
+    // Every send of the row, oldest first, from the delivery log.
+    const withDeliveries = (alias: string) =>
+      sql`${sql.literal(alias)}.*, (SELECT coalesce(json_agg(json_build_object(
+          'at', to_char(d.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+          'device_id', d.device_id, 'provider', d.provider, 'success', d.success, 'error_code', d.error_code,
+          'error_message', d.error_message, 'provider_message_id', d.provider_message_id,
+          'collapse_key', d.collapse_key, 'resend', d.resend) ORDER BY d.id), '[]'::json)
+        FROM push_deliveries d WHERE d.notification_id = ${sql.literal(alias)}.id) AS deliveries`
+
     const listAll = SqlSchema.findAll({
       Request: Schema.Struct({ limit: Schema.Number, offset: Schema.Number }),
       Result: NotificationViewRow,
-      execute: ({ limit, offset }) => sql`SELECT * FROM notification_outbox
+      execute: ({ limit, offset }) => sql`SELECT ${withDeliveries("o")} FROM notification_outbox o
           ORDER BY created_at DESC, id DESC LIMIT ${limit} OFFSET ${offset}`
     })
     const listByStatus = SqlSchema.findAll({
       Request: Schema.Struct({ status: OutboxStatus, limit: Schema.Number, offset: Schema.Number }),
       Result: NotificationViewRow,
-      execute: ({ status, limit, offset }) => sql`SELECT * FROM notification_outbox WHERE status = ${status}
-          ORDER BY created_at DESC, id DESC LIMIT ${limit} OFFSET ${offset}`
+      execute: ({ status, limit, offset }) => sql`SELECT ${withDeliveries("o")} FROM notification_outbox o
+          WHERE status = ${status} ORDER BY created_at DESC, id DESC LIMIT ${limit} OFFSET ${offset}`
     })
     const findById = SqlSchema.findOneOption({
       Request: Schema.String,
       Result: NotificationViewRow,
-      execute: (id) => sql`SELECT * FROM notification_outbox WHERE id = ${id}::uuid`
+      execute: (id) => sql`SELECT ${withDeliveries("o")} FROM notification_outbox o WHERE id = ${id}::uuid`
     })
     const requeueById = SqlSchema.findOneOption({
       Request: Schema.Struct({ id: Schema.String, status: OutboxStatus }),
       Result: NotificationViewRow,
-      execute: ({ id, status }) => sql`UPDATE notification_outbox
+      execute: ({ id, status }) => sql`WITH r AS (UPDATE notification_outbox
           SET status = 'pending', attempts = 0, next_attempt_at = now(), claim_id = NULL, claimed_until = NULL,
-            updated_at = now()
+            send_started_at = NULL, updated_at = now()
           WHERE id = ${id}::uuid AND status = ${status}
-          RETURNING *`
+          RETURNING *) SELECT ${withDeliveries("r")} FROM r`
     })
 
     const stats = SqlSchema.findOne({
@@ -211,12 +266,27 @@ export const layer: Layer.Layer<NotificationOutbox, never, SqlClient.SqlClient> 
       enqueue,
       claimDue: ({ limit, lease }) =>
         Effect.orDie(claimDue({ limit, leaseMillis: Math.max(1, Math.round(Duration.toMillis(lease))) })),
-      record: (notification, outcome) => Effect.orDie(Effect.asVoid(record(notification, outcome))),
+      markSending: (claimId, ids) =>
+        ids.length === 0
+          ? Effect.void
+          : Effect.orDie(
+              Effect.asVoid(
+                durably(
+                  sql`UPDATE notification_outbox SET send_started_at = now()
+                    WHERE claim_id = ${claimId}::uuid AND id IN ${sql.in(ids)}`,
+                  "notifications about to be sent"
+                )
+              )
+            ),
+      record: (notification, outcome, facts) =>
+        Effect.orDie(Effect.asVoid(durably(record(notification, outcome, facts), "a notification attempt"))),
+      // Rows marked as being sent are not given back: their push may have left. They wait out their
+      // lease, sent-unconfirmed, and the next claim resends them as possible duplicates.
       release: (claimId) =>
         uuid.test(claimId)
           ? Effect.orDie(
               Effect.asVoid(sql`UPDATE notification_outbox SET claim_id = NULL, claimed_until = NULL, updated_at = now()
-                WHERE claim_id = ${claimId}::uuid`)
+                WHERE claim_id = ${claimId}::uuid AND send_started_at IS NULL`)
             )
           : Effect.void,
       cancelForDevice: (deviceId, reason) =>
@@ -235,7 +305,7 @@ export const layer: Layer.Layer<NotificationOutbox, never, SqlClient.SqlClient> 
       requeueAll: (status) =>
         sql<{ readonly id: string }>`UPDATE notification_outbox
             SET status = 'pending', attempts = 0, next_attempt_at = now(), claim_id = NULL, claimed_until = NULL,
-              updated_at = now()
+              send_started_at = NULL, updated_at = now()
             WHERE status = ${status}
             RETURNING id`.pipe(
           Effect.map((rows) => rows.map((row) => row.id)),

@@ -1,10 +1,10 @@
 import { execFile } from "node:child_process"
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { assert, describe, it } from "@effect/vitest"
-import { Config, ConfigProvider, Duration, Effect, Layer, Option, Redacted } from "effect"
+import { Config, ConfigProvider, Duration, Effect, Layer, Logger, Option, Redacted, References } from "effect"
 import { jwtSettings } from "../../src/auth/JwtConfig.ts"
 import * as DevSecrets from "../../src/config/DevSecrets.ts"
 import { UnsafeConfiguration } from "../../src/config/ProductionConfig.ts"
@@ -121,6 +121,48 @@ describe("DevSecrets outside production", () => {
       const second = yield* readSecrets({ DATA_DIR: dir })
       assert.deepStrictEqual(second, first)
       assert.strictEqual(readFileSync(fileOf(dir), "utf8"), before)
+    })
+  )
+
+  it.effect("with every secret configured, nothing is generated, written or announced", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDataDir
+      const logs: Array<string> = []
+      const logger = Logger.make<unknown, void>(({ message }) => {
+        logs.push(String(Array.isArray(message) ? message.join(" ") : message))
+      })
+      const values = yield* readSecrets({ ...ALL_SET, DATA_DIR: dir }).pipe(
+        Effect.provide(Logger.layer([logger])),
+        Effect.provideService(References.MinimumLogLevel, "All")
+      )
+      assert.deepStrictEqual(values, Object.fromEntries(SECRETS.map((name) => [name, ALL_SET[name]])))
+      assert.isFalse(existsSync(fileOf(dir)), "no dev-secrets.json")
+      assert.deepStrictEqual(
+        logs.filter((line) => /secret/i.test(line)),
+        []
+      )
+    })
+  )
+
+  it.effect("only the unset secrets are generated, written and announced", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDataDir
+      const logs: Array<string> = []
+      const logger = Logger.make<unknown, void>(({ message }) => {
+        logs.push(String(Array.isArray(message) ? message.join(" ") : message))
+      })
+      const { AUTH_JWT_SECRET: _, ...others } = ALL_SET
+      const values = yield* readSecrets({ ...others, DATA_DIR: dir }).pipe(
+        Effect.provide(Logger.layer([logger])),
+        Effect.provideService(References.MinimumLogLevel, "All")
+      )
+      const file = readFile(dir)
+      assert.deepStrictEqual(Object.keys(file), ["AUTH_JWT_SECRET"])
+      assert.deepStrictEqual(values, { ...others, AUTH_JWT_SECRET: file.AUTH_JWT_SECRET ?? "" })
+      assert.deepStrictEqual(
+        logs.filter((line) => line.startsWith("Generated development secrets")),
+        [`Generated development secrets AUTH_JWT_SECRET in ${fileOf(dir)} (not for production)`]
+      )
     })
   )
 

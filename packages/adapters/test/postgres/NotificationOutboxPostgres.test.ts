@@ -30,6 +30,9 @@ const event = (userId: UserId, eventKey = fresh("event")) => ({
 
 const lease = Duration.minutes(5)
 
+/** A push left and its answer is known. */
+const PUSHED = { pushed: true, inDoubt: false }
+
 /** Claims until the user's rows come up (other tests' rows may be due in the same database). */
 const claimFor = (outbox: NotificationOutbox["Service"], userId: string, limit = 50) =>
   Effect.map(outbox.claimDue({ limit, lease }), (rows) => rows.filter((row) => row.userId === userId))
@@ -88,8 +91,8 @@ describe("NotificationOutboxPostgres", () => {
         assert.strictEqual(again?.id, dead!.id)
         assert.strictEqual(again?.device?.userId, "someone-else")
         assert.notStrictEqual(again?.claimId, dead!.claimId)
-        yield* outbox.record(dead as ClaimedNotification, { _tag: "Failed", error: "late" })
-        yield* outbox.record(again!, { _tag: "Sent", providerMessageId: "m-1" })
+        yield* outbox.record(dead as ClaimedNotification, { _tag: "Failed", error: "late" }, PUSHED)
+        yield* outbox.record(again!, { _tag: "Sent", providerMessageId: "m-1" }, PUSHED)
         const view = yield* outbox.find(dead!.id)
         assert.strictEqual(Option.getOrThrow(view).status, "sent")
         assert.strictEqual(Option.getOrThrow(view).providerMessageId, "m-1")
@@ -105,7 +108,7 @@ describe("NotificationOutboxPostgres", () => {
         yield* outbox.enqueue(event(userId))
         const claimed = yield* claimFor(outbox, userId)
         assert.strictEqual(claimed.length, 2)
-        yield* outbox.record(claimed[0]!, { _tag: "Failed", error: "AUTH_ERROR: bad key" })
+        yield* outbox.record(claimed[0]!, { _tag: "Failed", error: "AUTH_ERROR: bad key" }, PUSHED)
         yield* outbox.release(claimed[1]!.claimId)
         const again = yield* claimFor(outbox, userId)
         assert.deepStrictEqual(
@@ -126,13 +129,76 @@ describe("NotificationOutboxPostgres", () => {
       })
     )
 
+    it.effect(
+      "a row marked as being sent is never released; after its lease it is claimed in doubt, and its send counted as a resend",
+      () =>
+        Effect.gen(function* () {
+          const outbox = yield* NotificationOutbox
+          const sql = yield* SqlClient.SqlClient
+          const { userId } = yield* userWithDevices
+          yield* outbox.enqueue(event(userId))
+          yield* outbox.enqueue(event(userId))
+          const [sending, idle] = yield* claimFor(outbox, userId)
+          // One claim, one id for all its rows: `release` gives back the whole batch.
+          assert.strictEqual(idle!.claimId, sending!.claimId)
+          assert.isFalse(sending!.inDoubt)
+          yield* outbox.markSending(sending!.claimId, [sending!.id])
+          yield* outbox.markSending(sending!.claimId, [sending!.id])
+          // The outcome is lost: the claim is released, and only the row whose push never left is due.
+          yield* outbox.release(sending!.claimId)
+          assert.deepStrictEqual(
+            (yield* claimFor(outbox, userId)).map((row) => row.id),
+            [idle!.id]
+          )
+          assert.isTrue(Option.getOrThrow(yield* outbox.find(sending!.id)).unconfirmed)
+          // Its lease runs out: the next claim takes it as an attempt that may have reached the provider.
+          yield* sql`UPDATE notification_outbox SET claimed_until = now() - interval '1 second' WHERE id = ${sending!.id}::uuid`
+          const [again] = yield* claimFor(outbox, userId)
+          assert.strictEqual(again?.id, sending!.id)
+          assert.isTrue(again!.inDoubt)
+          assert.strictEqual(again!.attempts, 1)
+          yield* outbox.markSending(again!.claimId, [again!.id])
+          yield* outbox.record(again!, { _tag: "Sent", providerMessageId: "m-2" }, PUSHED)
+          // Recorded twice (a retry after a lost answer): nothing changes.
+          yield* outbox.record(again!, { _tag: "Sent", providerMessageId: "m-3" }, PUSHED)
+          const view = Option.getOrThrow(yield* outbox.find(sending!.id))
+          assert.deepStrictEqual(
+            {
+              status: view.status,
+              attempts: view.attempts,
+              resends: view.resends,
+              inDoubt: view.inDoubt,
+              unconfirmed: view.unconfirmed,
+              providerMessageId: view.providerMessageId
+            },
+            { status: "sent", attempts: 2, resends: 1, inDoubt: true, unconfirmed: false, providerMessageId: "m-2" }
+          )
+        })
+    )
+
+    it.effect("a timed-out send leaves its row in doubt: the next send is a resend", () =>
+      Effect.gen(function* () {
+        const outbox = yield* NotificationOutbox
+        const sql = yield* SqlClient.SqlClient
+        const { userId } = yield* userWithDevices
+        yield* outbox.enqueue(event(userId))
+        const [row] = yield* claimFor(outbox, userId)
+        yield* outbox.record(row!, { _tag: "Retry", delayMillis: 0, error: "TIMEOUT" }, { pushed: true, inDoubt: true })
+        yield* sql`UPDATE notification_outbox SET next_attempt_at = now() WHERE id = ${row!.id}::uuid`
+        const [again] = yield* claimFor(outbox, userId)
+        assert.isTrue(again!.inDoubt)
+        yield* outbox.record(again!, { _tag: "Sent", providerMessageId: "m" }, PUSHED)
+        assert.strictEqual(Option.getOrThrow(yield* outbox.find(row!.id)).resends, 1)
+      })
+    )
+
     it.effect("a retry is due only after its backoff; stats count waiting rows", () =>
       Effect.gen(function* () {
         const outbox = yield* NotificationOutbox
         const { userId } = yield* userWithDevices
         yield* outbox.enqueue(event(userId))
         const [row] = yield* claimFor(outbox, userId)
-        yield* outbox.record(row!, { _tag: "Retry", delayMillis: 3_600_000, error: "UNAVAILABLE: 503" })
+        yield* outbox.record(row!, { _tag: "Retry", delayMillis: 3_600_000, error: "UNAVAILABLE: 503" }, PUSHED)
         assert.deepStrictEqual(yield* claimFor(outbox, userId), [])
         const stats = yield* outbox.stats
         assert.isAtLeast(stats.depth, 1)

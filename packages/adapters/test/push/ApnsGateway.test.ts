@@ -107,6 +107,26 @@ describe("ApnsGateway with the real @parse/node-apn against a loopback APNs", ()
           templateCode: "TRANSFER_IN",
           aps: { alert: { title: "Hello", body: "Your transfer arrived" } }
         })
+        // No collapse key asked for (the debug push): none sent.
+        assert.isUndefined(request.headers["apns-collapse-id"])
+      })
+    )
+
+    it.effect("sends the collapse key as the apns-collapse-id header", () =>
+      Effect.gen(function* () {
+        const fake = yield* FakeApnsServer
+        const gateway = yield* ApnsGateway.make({ topic: TOPIC })
+        const token = freshToken()
+        const key = "0b6f7c1e-5d0a-4a57-9a55-3d8e2f1c9b10"
+        const result = yield* gateway.send(token, { ...notification, collapseKey: key })
+        assert.isTrue(result.success)
+        const request = fake.requestsFor(token)[0]!
+        assert.strictEqual(request.headers["apns-collapse-id"], key)
+        assert.deepStrictEqual(request.body, {
+          notificationId: "n-42",
+          templateCode: "TRANSFER_IN",
+          aps: { alert: { title: "Hello", body: "Your transfer arrived" } }
+        })
       })
     )
 

@@ -14,11 +14,17 @@ export interface FcmRequest {
   readonly body: unknown
 }
 
-/** How the fake answers a token: an HTTP status and JSON (or raw text) body, or never. */
-export type FcmReply =
+/** An answer the fake gives at once. */
+export type FcmAnswer =
   | { readonly status: number; readonly json: unknown }
   | { readonly status: number; readonly text: string }
-  | "hang"
+
+/**
+ * How the fake answers a token: an HTTP status and JSON (or raw text) body, never, or (a slow
+ * provider) an answer after `afterMillis`, the usual success when none is given. The request is
+ * recorded when it arrives, before any answer.
+ */
+export type FcmReply = FcmAnswer | "hang" | { readonly afterMillis: number; readonly answer?: FcmAnswer }
 
 const FCM_ERROR_TYPE = "type.googleapis.com/google.firebase.fcm.v1.FcmError"
 
@@ -34,6 +40,25 @@ export const fcmError = (code: number, status: string, message: string, errorCod
     }
   }
 })
+
+/**
+ * An agent that takes firebase-admin to the fake on `port`, whatever host it asks for; TLS still
+ * checks the host's name, against the test CA. Also used by worker processes the tests start.
+ */
+export const loopbackAgent = (port: number, caPem: string): https.Agent => {
+  class LoopbackAgent extends https.Agent {
+    override createConnection(options: https.RequestOptions) {
+      return tls.connect({
+        host: "127.0.0.1",
+        port,
+        servername: options.servername ?? options.host ?? undefined,
+        ca: caPem,
+        ALPNProtocols: ["http/1.1"]
+      })
+    }
+  }
+  return new LoopbackAgent()
+}
 
 /**
  * A loopback stand-in for fcm.googleapis.com, and the agent that routes firebase-admin to it over
@@ -61,8 +86,13 @@ export class FakeFcmServer extends Context.Service<
           authorization: request.headers.authorization,
           body
         })
-        const reply = recording.replyFor(token)
-        if (reply === "hang") return
+        const scripted = recording.replyFor(token)
+        if (scripted === "hang") return
+        let reply: FcmAnswer | undefined
+        if (scripted !== undefined && "afterMillis" in scripted) {
+          await new Promise((resolve) => setTimeout(resolve, scripted.afterMillis))
+          reply = scripted.answer
+        } else reply = scripted
         if (reply === undefined) {
           const projectId = /^\/v1\/projects\/([^/]+)\/messages:send$/.exec(request.url ?? "")?.[1] ?? "unknown"
           sent += 1
@@ -86,20 +116,8 @@ export class FakeFcmServer extends Context.Service<
       yield* listenOnLoopback(server, () => server.closeAllConnections())
       const port = (server.address() as AddressInfo).port
 
-      // Whatever host firebase-admin asks for, connect to the fake; TLS still checks the name.
-      class LoopbackAgent extends https.Agent {
-        override createConnection(options: https.RequestOptions) {
-          return tls.connect({
-            host: "127.0.0.1",
-            port,
-            servername: options.servername ?? options.host ?? undefined,
-            ca: certificates.caPem,
-            ALPNProtocols: ["http/1.1"]
-          })
-        }
-      }
       const agent = yield* Effect.acquireRelease(
-        Effect.sync(() => new LoopbackAgent()),
+        Effect.sync(() => loopbackAgent(port, certificates.caPem)),
         (agent) => Effect.sync(() => agent.destroy())
       )
 

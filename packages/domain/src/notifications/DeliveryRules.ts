@@ -1,11 +1,12 @@
 import { Redacted } from "effect"
-import type { PushMessage, PushResult } from "../push/Model.ts"
+import type { PushContext, PushMessage, PushResult } from "../push/Model.ts"
 import { type BackoffPolicy, retryDelayMillis } from "./Backoff.ts"
 import type { AttemptOutcome, ClaimedNotification, DeviceAddress } from "./Model.ts"
 
 /**
  * The push for a claimed row: the rendered title and body, and `data` with the keys spec 2.2 names,
- * `notificationId` (the row's id, one per device) and `templateCode`.
+ * `notificationId` (the row's id, one per device) and `templateCode`. Its collapse key is that id
+ * too (`pushContextOf`).
  */
 export const pushMessageOf = (notification: ClaimedNotification, device: DeviceAddress): PushMessage => ({
   tokenType: device.tokenType,
@@ -13,6 +14,14 @@ export const pushMessageOf = (notification: ClaimedNotification, device: DeviceA
   title: notification.title,
   body: notification.body,
   data: { notificationId: notification.id, templateCode: notification.templateCode }
+})
+
+/** What the push of a claimed row carries beside its message: the row's id as its collapse key. */
+export const pushContextOf = (notification: ClaimedNotification): PushContext => ({
+  notificationId: notification.id,
+  deviceId: notification.deviceId,
+  collapseKey: notification.id,
+  resend: notification.inDoubt
 })
 
 /**

@@ -63,7 +63,21 @@ export interface ClaimedNotification {
   readonly body: string
   /** Attempts made before this one. */
   readonly attempts: number
+  /**
+   * An earlier send may have reached the provider without its answer being recorded (its worker
+   * died or lost the database mid-send, or the provider did not answer in time): a push now may be a
+   * duplicate on the wire. It carries the same collapse key, so the device shows it once.
+   */
+  readonly inDoubt: boolean
   readonly device: DeviceAddress | null
+}
+
+/** What an attempt did on the wire, beside its outcome. */
+export interface AttemptFacts {
+  /** A push left for the provider. */
+  readonly pushed: boolean
+  /** The provider may have taken it although its answer says otherwise (it timed out). */
+  readonly inDoubt: boolean
 }
 
 /** What one attempt did to its row. */
@@ -73,6 +87,21 @@ export type AttemptOutcome =
   | { readonly _tag: "Failed"; readonly error: string }
   /** Never to be sent: `attempted` says whether a push went out this time (a dead token) or not. */
   | { readonly _tag: "Cancelled"; readonly reason: string; readonly attempted: boolean }
+
+/** One send of a notification as `push_deliveries` keeps it: the provider's answer and its collapse key. */
+export const NotificationSend = Schema.Struct({
+  at: Schema.String,
+  deviceId: Schema.NullOr(Schema.String),
+  provider: Schema.String,
+  success: Schema.Boolean,
+  errorCode: Schema.NullOr(Schema.String),
+  errorMessage: Schema.NullOr(Schema.String),
+  providerMessageId: Schema.NullOr(Schema.String),
+  collapseKey: Schema.NullOr(Schema.String),
+  /** Sent while an earlier send may have reached the provider: possibly a duplicate on the wire. */
+  resend: Schema.Boolean
+})
+export type NotificationSend = typeof NotificationSend.Type
 
 /** A row as operators see it (`notifications list`, `GET /v1/admin/notifications`); no token. */
 export const NotificationView = Schema.Struct({
@@ -89,7 +118,15 @@ export const NotificationView = Schema.Struct({
   lastError: Schema.NullOr(Schema.String),
   providerMessageId: Schema.NullOr(Schema.String),
   createdAt: Schema.String,
-  updatedAt: Schema.String
+  updatedAt: Schema.String,
+  /** Sends made while an earlier one may have reached the provider (`notification_resends_total`). */
+  resends: Schema.Int,
+  /** An earlier send may have reached the provider unrecorded; the next send is counted as a resend. */
+  inDoubt: Schema.Boolean,
+  /** A push left under the current claim and its outcome is not recorded yet (sent-unconfirmed). */
+  unconfirmed: Schema.Boolean,
+  /** Every send of the notification, oldest first. */
+  deliveries: Schema.Array(NotificationSend)
 })
 export type NotificationView = typeof NotificationView.Type
 

@@ -1,5 +1,6 @@
 import { Context, type Duration, type Effect, type Option } from "effect"
 import type {
+  AttemptFacts,
   AttemptOutcome,
   ClaimedNotification,
   NotificationView,
@@ -32,9 +33,22 @@ export class NotificationOutbox extends Context.Service<
       readonly limit: number
       readonly lease: Duration.Duration
     }): Effect.Effect<ReadonlyArray<ClaimedNotification>>
-    /** Stores what the attempt did and ends the claim; a row no longer held by `claimId` is left alone. */
-    record(notification: ClaimedNotification, outcome: AttemptOutcome): Effect.Effect<void>
-    /** Gives back every row of the claim not yet recorded, due at once, its attempts unchanged. */
+    /**
+     * Marks rows of the claim as being sent, before their pushes leave: until their outcome is
+     * recorded they are sent-unconfirmed, never released as unsent, and the claim that takes one
+     * after its lease counts it as an attempt and the row as in doubt. Idempotent.
+     */
+    markSending(claimId: string, ids: ReadonlyArray<string>): Effect.Effect<void>
+    /**
+     * Stores what the attempt did and ends the claim; a row no longer held by `claimId` is left
+     * alone, so recording twice changes nothing. A send while the row was in doubt counts as a
+     * resend; a send whose answer is in doubt leaves the row in doubt.
+     */
+    record(notification: ClaimedNotification, outcome: AttemptOutcome, facts: AttemptFacts): Effect.Effect<void>
+    /**
+     * Gives back every row of the claim not yet recorded and not marked as being sent, due at once,
+     * its attempts unchanged. A row whose push may have left waits out its lease.
+     */
     release(claimId: string): Effect.Effect<void>
     /** Cancels the device's waiting rows (its token is dead); returns how many. */
     cancelForDevice(deviceId: string, reason: string): Effect.Effect<number>

@@ -5,6 +5,7 @@ import type { DeviceId, DeviceRegistration, TokenType } from "../devices/Model.t
 import { makeMemoryDevices } from "../devices/testing.ts"
 import { layerMemoryDatabase, MemoryDatabase } from "../ledger/testing.ts"
 import type {
+  AttemptFacts,
   AttemptOutcome,
   ClaimedNotification,
   NotificationView,
@@ -33,6 +34,10 @@ export interface MemoryOutboxRow {
   readonly createdAt: number
   readonly updatedAt: number
   readonly sequence: number
+  /** A push of the row left under its claim and its outcome is not recorded yet. */
+  readonly sendStartedAt: number | null
+  readonly inDoubt: boolean
+  readonly resends: number
 }
 
 interface DeviceEntry {
@@ -61,6 +66,7 @@ const requeue = (row: MemoryOutboxRow, at: number): MemoryOutboxRow => ({
   nextAttemptAt: at,
   claimedUntil: null,
   claimId: null,
+  sendStartedAt: null,
   updatedAt: at
 })
 
@@ -78,7 +84,12 @@ const viewOf = (row: MemoryOutboxRow): NotificationView => ({
   lastError: row.lastError,
   providerMessageId: row.providerMessageId,
   createdAt: iso(row.createdAt),
-  updatedAt: iso(row.updatedAt)
+  updatedAt: iso(row.updatedAt),
+  resends: row.resends,
+  inDoubt: row.inDoubt,
+  unconfirmed: row.sendStartedAt !== null,
+  // The in-memory push log is not joined to the outbox.
+  deliveries: []
 })
 
 /**
@@ -160,7 +171,10 @@ export const layerMemoryOutbox: Layer.Layer<NotificationOutbox | NotificationsMe
                   providerMessageId: null,
                   createdAt: at,
                   updatedAt: at,
-                  sequence
+                  sequence,
+                  sendStartedAt: null,
+                  inDoubt: false,
+                  resends: 0
                 })
               }
               return added
@@ -183,7 +197,19 @@ export const layerMemoryOutbox: Layer.Layer<NotificationOutbox | NotificationsMe
                 .sort((a, b) => a.nextAttemptAt - b.nextAttemptAt || a.sequence - b.sequence)
                 .slice(0, limit)
               return due.map((row): ClaimedNotification => {
-                replace({ ...row, claimedUntil: at + Duration.toMillis(lease), claimId, updatedAt: at })
+                // A row whose lease ran out mid-send: that send counts as an attempt, and may have
+                // reached the provider.
+                const unconfirmed = row.sendStartedAt !== null
+                const taken = {
+                  ...row,
+                  claimedUntil: at + Duration.toMillis(lease),
+                  claimId,
+                  updatedAt: at,
+                  sendStartedAt: null,
+                  attempts: row.attempts + (unconfirmed ? 1 : 0),
+                  inDoubt: row.inDoubt || unconfirmed
+                }
+                replace(taken)
                 const entry = entries.get(row.deviceId)
                 return {
                   id: row.id,
@@ -194,7 +220,8 @@ export const layerMemoryOutbox: Layer.Layer<NotificationOutbox | NotificationsMe
                   templateCode: row.templateCode,
                   title: row.title,
                   body: row.body,
-                  attempts: row.attempts,
+                  attempts: taken.attempts,
+                  inDoubt: taken.inDoubt,
                   device:
                     entry === undefined
                       ? null
@@ -209,13 +236,31 @@ export const layerMemoryOutbox: Layer.Layer<NotificationOutbox | NotificationsMe
               })
             })
           ),
-        record: (notification, outcome: AttemptOutcome) =>
+        markSending: (claimId, ids) =>
+          db.atomically(
+            Effect.gen(function* () {
+              const at = yield* now
+              for (const id of ids) {
+                const row = table.get(id)
+                if (row !== undefined && row.claimId === claimId) replace({ ...row, sendStartedAt: at })
+              }
+            })
+          ),
+        record: (notification, outcome: AttemptOutcome, facts: AttemptFacts) =>
           db.atomically(
             Effect.gen(function* () {
               const at = yield* now
               const row = table.get(notification.id)
               if (row === undefined || row.claimId !== notification.claimId) return
-              const base = { ...row, claimedUntil: null, claimId: null, updatedAt: at }
+              const base = {
+                ...row,
+                claimedUntil: null,
+                claimId: null,
+                updatedAt: at,
+                sendStartedAt: null,
+                inDoubt: row.inDoubt || facts.inDoubt,
+                resends: row.resends + (facts.pushed && notification.inDoubt ? 1 : 0)
+              }
               switch (outcome._tag) {
                 case "Sent":
                   return replace({
@@ -248,7 +293,9 @@ export const layerMemoryOutbox: Layer.Layer<NotificationOutbox | NotificationsMe
           db.atomically(
             Effect.sync(() => {
               for (const row of table.values()) {
-                if (row.claimId === claimId) replace({ ...row, claimId: null, claimedUntil: null })
+                if (row.claimId === claimId && row.sendStartedAt === null) {
+                  replace({ ...row, claimId: null, claimedUntil: null })
+                }
               }
             })
           ),

@@ -38,6 +38,23 @@ export interface PushNotification {
   readonly title: string
   readonly body: string
   readonly data?: PushData
+  /**
+   * Sent as FCM's `android.collapse_key` and `apns-collapse-id` (on FCM and on APNs): a second push
+   * with the same key replaces the first on the device instead of showing twice. At most 64 bytes.
+   */
+  readonly collapseKey?: string
+}
+
+/**
+ * Which notification a push carries (absent for the debug push, which has none): its collapse key
+ * for the provider, and what the delivery log keeps of it.
+ */
+export interface PushContext {
+  readonly notificationId: string
+  readonly deviceId: string
+  readonly collapseKey: string
+  /** An earlier send of this notification may have reached the provider: this one may be a duplicate. */
+  readonly resend: boolean
 }
 
 /** The outcome of one send; the field order is the order of the response body. */
@@ -74,10 +91,12 @@ export const failure = (errorCode: PushErrorCode, errorMessage: string): PushRes
   providerMessageId: null
 })
 
-export const notificationOf = (message: PushMessage): PushNotification =>
-  message.data === undefined
-    ? { title: message.title, body: message.body }
-    : { title: message.title, body: message.body, data: message.data }
+export const notificationOf = (message: PushMessage, collapseKey?: string): PushNotification => ({
+  title: message.title,
+  body: message.body,
+  ...(message.data === undefined ? {} : { data: message.data }),
+  ...(collapseKey === undefined ? {} : { collapseKey })
+})
 
 /** The last 8 characters of a token: enough to recognise it in the delivery log, too few to use it. */
 export const tokenLast8 = (token: string): string => token.slice(-8)

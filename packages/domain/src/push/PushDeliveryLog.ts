@@ -13,7 +13,12 @@ export const PushDeliveryAttempt = Schema.Struct({
   errorMessage: Schema.NullOr(Schema.String),
   providerMessageId: Schema.NullOr(Schema.String),
   latencyMs: Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)),
-  at: Schema.DateTimeUtc
+  at: Schema.DateTimeUtc,
+  /** The notification and device of an outbox push, its collapse key, and whether it was a resend. */
+  notificationId: Schema.optionalKey(Schema.String),
+  deviceId: Schema.optionalKey(Schema.String),
+  collapseKey: Schema.optionalKey(Schema.String),
+  resend: Schema.optionalKey(Schema.Boolean)
 })
 export type PushDeliveryAttempt = typeof PushDeliveryAttempt.Type
 

@@ -2,7 +2,7 @@ import { Clock, Context, DateTime, Effect, Layer } from "effect"
 import { Digest } from "effect/crypto"
 import { utf8Bytes } from "../text/Utf8Bytes.ts"
 import type { PayloadTooLarge } from "./Errors.ts"
-import { notificationOf, type PushMessage, type PushResult, tokenLast8 } from "./Model.ts"
+import { notificationOf, type PushContext, type PushMessage, type PushResult, tokenLast8 } from "./Model.ts"
 import { checkPayloadSize } from "./PayloadSize.ts"
 import { PushDeliveryLog } from "./PushDeliveryLog.ts"
 import { PushGateways } from "./PushGateways.ts"
@@ -11,7 +11,11 @@ import { PushGateways } from "./PushGateways.ts"
 export class PushService extends Context.Service<
   PushService,
   {
-    readonly send: (message: PushMessage) => Effect.Effect<PushResult, PayloadTooLarge>
+    /**
+     * `context` names the notification a push carries: its id goes as the collapse key, and into
+     * the delivery log with the device and whether this send may repeat an earlier one.
+     */
+    readonly send: (message: PushMessage, context?: PushContext) => Effect.Effect<PushResult, PayloadTooLarge>
   }
 >()("@payments-gaming/domain/push/PushService") {
   static readonly layerNoDeps = Layer.effect(
@@ -21,11 +25,11 @@ export class PushService extends Context.Service<
       const log = yield* PushDeliveryLog
       const digest = yield* Digest.Digest
 
-      const send = Effect.fn("PushService.send")(function* (message: PushMessage) {
+      const send = Effect.fn("PushService.send")(function* (message: PushMessage, context?: PushContext) {
         yield* checkPayloadSize(message, message.tokenType)
         const gateway = gateways[message.tokenType]
         const startedAt = yield* Clock.currentTimeMillis
-        const result = yield* gateway.send(message.token, notificationOf(message))
+        const result = yield* gateway.send(message.token, notificationOf(message, context?.collapseKey))
         const finishedAt = yield* Clock.currentTimeMillis
         const tokenHash = yield* digest.digestHex(Digest.sha256, utf8Bytes(message.token))
         yield* log
@@ -39,7 +43,15 @@ export class PushService extends Context.Service<
             errorMessage: result.errorMessage,
             providerMessageId: result.providerMessageId,
             latencyMs: Math.max(0, Math.round(finishedAt - startedAt)),
-            at: DateTime.makeUnsafe(startedAt)
+            at: DateTime.makeUnsafe(startedAt),
+            ...(context === undefined
+              ? {}
+              : {
+                  notificationId: context.notificationId,
+                  deviceId: context.deviceId,
+                  collapseKey: context.collapseKey,
+                  resend: context.resend
+                })
           })
           .pipe(
             // The push has already left: failing now would hide the result (and a retry would send

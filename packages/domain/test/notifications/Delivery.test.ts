@@ -1,5 +1,5 @@
 import { assert, describe, layer } from "@effect/vitest"
-import { Duration, Effect, Exit, Fiber, Layer, Redacted, Scope } from "effect"
+import { Duration, Effect, Exit, Fiber, Layer, Metric, Redacted, Scope } from "effect"
 import { TestClock } from "effect/testing"
 import type { UserId } from "../../src/auth/Model.ts"
 import { BankingService } from "../../src/banking/index.ts"
@@ -8,9 +8,11 @@ import { Devices } from "../../src/devices/index.ts"
 import {
   DEFAULT_NOTIFICATION_SETTINGS,
   NotificationDelivery,
+  NotificationOutbox,
   NotificationSettings,
   NotificationsService,
-  NotificationWorker
+  NotificationWorker,
+  notificationResends
 } from "../../src/notifications/index.ts"
 import { NotificationsMemory } from "../../src/notifications/testing.ts"
 import { failure, PushService, success } from "../../src/push/index.ts"
@@ -22,7 +24,25 @@ const settings = NotificationSettings.layer({
   backoff: { baseMillis: 2_000, capMillis: 60_000, maxAttempts: 3 }
 })
 
-const TestLayer = Layer.mergeAll(NotificationDelivery.layer, NotificationsService.layer).pipe(
+/** While set, the outbox cannot record an outcome (the database is gone for longer than its retries). */
+let recordsLost = false
+
+/** The memory outbox, but `record` dies while `recordsLost` is set. */
+const LosingRecords = Layer.effect(
+  NotificationOutbox,
+  Effect.map(Effect.service(NotificationOutbox), (outbox) =>
+    NotificationOutbox.of({
+      ...outbox,
+      record: (notification, outcome, facts) =>
+        recordsLost ? Effect.die(new Error("connection lost")) : outbox.record(notification, outcome, facts)
+    })
+  )
+)
+
+const TestLayer = Layer.mergeAll(
+  NotificationDelivery.layer.pipe(Layer.provide(LosingRecords)),
+  NotificationsService.layer
+).pipe(
   Layer.provideMerge(
     Layer.mergeAll(layerMemoryBanking, PushService.layer.pipe(Layer.provideMerge(layerMemoryPush)), settings)
   )
@@ -117,7 +137,8 @@ describe("the notification outbox in memory", () => {
             {
               title: "Money received",
               body: "You received ₦4,950.50 from ADA OKAFOR",
-              data: { notificationId: row!.id, templateCode: "DEPOSIT_RECEIVED" }
+              data: { notificationId: row!.id, templateCode: "DEPOSIT_RECEIVED" },
+              collapseKey: row!.id
             }
           ]
         )
@@ -128,6 +149,62 @@ describe("the notification outbox in memory", () => {
         yield* deliver
         assert.strictEqual((yield* fake.sent).filter((send) => send.token === apnsToken("b")).length, 1)
       })
+    )
+
+    it.effect("a send the provider did not answer in time is sent again as a resend, with the same collapse key", () =>
+      Effect.gen(function* () {
+        const fake = yield* PushGatewaysFake
+        const token = fcmToken("slow")
+        const user = yield* userWithDevices([{ tokenType: "FCM", token }])
+        yield* receive(credit({ reference: unique("VA-REF"), accountNumber: user.accountNumber }))
+        const resends = yield* Metric.value(notificationResends)
+        yield* fake.answerNext("FCM", { result: failure("TIMEOUT", "FCM did not answer within 10 seconds") })
+        yield* deliver
+        const [timedOut] = yield* rowsOf(user.userId)
+        assert.deepStrictEqual([timedOut!.inDoubt, timedOut!.resends], [true, 0])
+        yield* TestClock.adjust(Duration.seconds(2))
+        yield* deliver
+        const [row] = yield* rowsOf(user.userId)
+        assert.deepStrictEqual([row!.status, row!.attempts, row!.resends], ["sent", 2, 1])
+        const sent = (yield* fake.sent).filter((send) => send.token === token)
+        assert.deepStrictEqual(
+          sent.map((send) => send.notification.collapseKey),
+          [row!.id, row!.id]
+        )
+        assert.strictEqual((yield* Metric.value(notificationResends)).count, resends.count + 1)
+      })
+    )
+
+    it.effect(
+      "a push whose outcome cannot be recorded is not released: after its lease it is sent again as a resend",
+      () =>
+        Effect.gen(function* () {
+          const fake = yield* PushGatewaysFake
+          const token = fcmToken("unrecorded")
+          const user = yield* userWithDevices([{ tokenType: "FCM", token }])
+          yield* receive(credit({ reference: unique("VA-REF"), accountNumber: user.accountNumber }))
+          const resends = yield* Metric.value(notificationResends)
+          recordsLost = true
+          yield* deliver.pipe(Effect.ensuring(Effect.sync(() => (recordsLost = false))))
+          // Sent, not recorded, and not given back as if it had not been: claimed, sent-unconfirmed.
+          let [row] = yield* rowsOf(user.userId)
+          assert.strictEqual(row!.status, "pending")
+          assert.isNotNull(row!.claimId)
+          assert.isNotNull(row!.sendStartedAt)
+          yield* deliver
+          assert.strictEqual((yield* fake.sent).filter((send) => send.token === token).length, 1)
+          // Its lease runs out: the next claim sends it again, in doubt, with the same collapse key.
+          yield* TestClock.adjust(DEFAULT_NOTIFICATION_SETTINGS.lease)
+          yield* TestClock.adjust(Duration.seconds(1))
+          yield* deliver
+          ;[row] = yield* rowsOf(user.userId)
+          assert.deepStrictEqual([row!.status, row!.attempts, row!.resends, row!.inDoubt], ["sent", 2, 1, true])
+          assert.deepStrictEqual(
+            (yield* fake.sent).filter((send) => send.token === token).map((send) => send.notification.collapseKey),
+            [row!.id, row!.id]
+          )
+          assert.strictEqual((yield* Metric.value(notificationResends)).count, resends.count + 1)
+        })
     )
 
     it.effect("a retryable failure is tried again after its backoff, then parked after the last attempt", () =>

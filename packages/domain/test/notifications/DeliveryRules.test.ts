@@ -24,6 +24,7 @@ const claimed = (overrides: Partial<ClaimedNotification> = {}): ClaimedNotificat
   title: "Money received",
   body: "You received ₦10.00",
   attempts: 0,
+  inDoubt: false,
   device: {
     deviceId: "33333333-3333-4333-8333-333333333333",
     userId: "user-1",
