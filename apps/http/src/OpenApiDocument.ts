@@ -84,7 +84,10 @@ const withExample = (content: Json | undefined, example: unknown): Json | undefi
   const json = content?.["application/json"]
   return json === undefined || example === undefined
     ? content
-    : { ...content, "application/json": { ...json, example } }
+    : {
+        ...content,
+        "application/json": { ...json, examples: { recorded: { summary: "As the service answered", value: example } } }
+      }
 }
 
 const completeOperation = (path: string, operation: Json): Json => {

@@ -139,12 +139,18 @@ describe("the OpenAPI document", () => {
           assert.isNotEmpty(operation.summary, where)
           assert.isNotEmpty(operation.description, where)
           if (operation.requestBody !== undefined) {
-            assert.isDefined(operation.requestBody.content["application/json"].example, `${where} request`)
+            assert.isDefined(
+              operation.requestBody.content["application/json"].examples?.recorded?.value,
+              `${where} request`
+            )
           }
           for (const [status, response] of Object.entries<Json>(operation.responses)) {
             assert.isDefined(response.headers?.["X-Request-Id"], `${where} ${status} X-Request-Id`)
             if (Number(status) < 300) {
-              assert.isDefined(response.content["application/json"].example, `${where} ${status} example`)
+              assert.isDefined(
+                response.content["application/json"].examples?.recorded?.value,
+                `${where} ${status} example`
+              )
             }
             if (status === "429") assert.isDefined(response.headers["Retry-After"], `${where} 429`)
           }
