@@ -203,7 +203,11 @@ describe("the OpenAPI document", () => {
     it.effect("the examples decode with their endpoint's own schemas", () =>
       Effect.sync(() => {
         const all = endpoints()
-        assert.deepStrictEqual(Object.keys(EXAMPLES).sort(), all.map((endpoint) => endpoint.id).sort())
+        assert.deepStrictEqual(
+          Object.keys(EXAMPLES).sort(),
+          all.map((endpoint) => endpoint.id).sort(),
+          "one recorded example per endpoint in apps/http/src/OpenApiExamples.ts (a real request's body and answers)"
+        )
         for (const { id, payload, successes } of all) {
           const example = EXAMPLES[id]!
           if (payload.length > 0) {
