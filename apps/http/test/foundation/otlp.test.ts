@@ -42,12 +42,12 @@ const collector = Effect.acquireRelease(
 
 const attribute = (span: OtlpSpan, key: string) => span.attributes.find((entry) => entry.key === key)?.value.stringValue
 
-/** The spans of one trace, once `ready` holds of them (the exporter sends every 50 ms here). */
+/** The spans of one trace, once `ready` holds of them (the exporter sends every 50 ms here; up to 30 s on a loaded machine). */
 const awaitTrace = (spans: Array<OtlpSpan>, ready: (spans: Array<OtlpSpan>) => OtlpSpan | undefined) =>
   Effect.suspend(() => {
     const root = ready(spans)
     return root === undefined ? Effect.fail("not yet") : Effect.succeed(root)
-  }).pipe(Effect.retry({ schedule: Schedule.spaced("50 millis"), times: 200 }))
+  }).pipe(Effect.retry({ schedule: Schedule.spaced("50 millis"), times: 600 }))
 
 const CREDIT = JSON.stringify({
   type: "VIRTUAL-ACCOUNT",
