@@ -7,6 +7,7 @@ import { DevicesApi } from "./devices/DevicesApi.ts"
 import { BodyGuard } from "./middleware/BodyGuard.ts"
 import { SchemaErrors } from "./middleware/SchemaErrors.ts"
 import { NotificationsApi } from "./notifications/NotificationsApi.ts"
+import { completeDocument } from "./OpenApiDocument.ts"
 import { documentCommonResponses } from "./OpenApiResponses.ts"
 import { PushApi } from "./push/PushApi.ts"
 import { SystemApi } from "./system/SystemApi.ts"
@@ -41,6 +42,8 @@ export class Api extends Routes.annotate(HttpApi.PayloadParseOptions, { errors: 
     description:
       "Push debug sending, spin-and-win, trivia challenges, payment cards and the core-banking webhook. " +
       "Every response but the webhook's uses the envelope { timestamp, status, success, message, data }.",
-    transform: (spec) => documentCommonResponses(Routes, spec)
+    // The service is not published for reuse: its code is proprietary to its owner.
+    license: { name: "Proprietary", identifier: "LicenseRef-Proprietary" },
+    transform: (spec) => completeDocument(documentCommonResponses(Routes, spec))
   })
 ) {}

@@ -1,5 +1,5 @@
 import { HttpApi, type HttpApiGroup } from "effect/http-api"
-import { Header } from "./Paths.ts"
+import { PROVIDER_SIGNATURE_SCHEME } from "./OpenApiDocument.ts"
 import { EnvelopeStyle, policyOf, RateLimited, ReadsRawBody } from "./RoutePolicy.ts"
 
 /**
@@ -142,8 +142,10 @@ export const documentCommonResponses = <Id extends string, Groups extends HttpAp
 }
 
 /**
- * The webhook operation as it really answers: the signature header it requires, and its error
- * statuses in the reduced envelope (the endpoint's error schemas describe the full one).
+ * The webhook operation as it really answers: its error statuses in the reduced envelope (the
+ * endpoint's error schemas describe the full one), and the signature it requires, declared as the
+ * `providerSignature` security scheme (OpenApiDocument.ts) so that API tools send it. The handler
+ * checks it itself, over the raw bytes, so no middleware declares it.
  */
 export const documentWebhook = (operation: Json): Json => {
   const responses: Json = {}
@@ -151,19 +153,5 @@ export const documentWebhook = (operation: Json): Json => {
     responses[status] =
       Number(status) >= 400 ? answer(response.description ?? status, REDUCED_ERROR_ENVELOPE) : response
   }
-  return {
-    ...operation,
-    parameters: [
-      ...(operation.parameters ?? []),
-      {
-        name: Header.providerSignature,
-        in: "header",
-        required: true,
-        description:
-          "Hex HMAC-SHA256 of the exact request body with one of WEBHOOK_SECRETS (either case). A missing or wrong signature is a 401, and nothing is stored.",
-        schema: { type: "string", pattern: "^[0-9a-fA-F]{64}$" }
-      }
-    ],
-    responses
-  }
+  return { ...operation, security: [{ [PROVIDER_SIGNATURE_SCHEME]: [] }], responses }
 }

@@ -9,13 +9,25 @@ const IntFromString = (name: string, min: number, max: number) =>
       Schema.isBetween({ minimum: min, maximum: max }, { message: `${name} must be between ${min} and ${max}` })
     )
 
+const LIMIT = { minimum: 1, maximum: 200, default: 50 }
+const OFFSET = { minimum: 0, maximum: Number.MAX_SAFE_INTEGER, default: 0 }
+
 /** `limit` (default 50, at most 200) and `offset` (default 0) of every list (CONTRACT §2). */
 export const PageQuery = {
-  limit: Schema.optionalKey(IntFromString("limit", 1, 200)),
-  offset: Schema.optionalKey(IntFromString("offset", 0, Number.MAX_SAFE_INTEGER))
+  limit: Schema.optionalKey(IntFromString("limit", LIMIT.minimum, LIMIT.maximum)),
+  offset: Schema.optionalKey(IntFromString("offset", OFFSET.minimum, OFFSET.maximum))
+}
+
+/**
+ * The query parameters above as the OpenAPI document types them: integers, as a client sends them
+ * (`?limit=10`). Their schemas decode the query's text, so the generated document would say string.
+ */
+export const INTEGER_QUERY: Readonly<Record<string, { minimum: number; maximum: number; default: number }>> = {
+  limit: LIMIT,
+  offset: OFFSET
 }
 
 export const pageOf = (query: { readonly limit?: number; readonly offset?: number }) => ({
-  limit: query.limit ?? 50,
-  offset: query.offset ?? 0
+  limit: query.limit ?? LIMIT.default,
+  offset: query.offset ?? OFFSET.default
 })

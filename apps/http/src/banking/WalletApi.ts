@@ -44,7 +44,11 @@ const statementDescription =
 export class WalletApi extends HttpApiGroup.make("wallet")
   .add(
     HttpApiEndpoint.get("wallet", "/v1/wallet", { success: Envelope(WalletView) }).annotateMerge(
-      OpenApi.annotations({ summary: "The caller's coin balance and cash balances (decimal strings)" })
+      OpenApi.annotations({
+        summary: "The caller's coin balance and cash balances (decimal strings)",
+        description:
+          "`coinBalance` in whole coins; one `balances` entry per currency the caller holds, `available` a decimal string."
+      })
     ),
     HttpApiEndpoint.get("statement", "/v1/wallet/transactions", {
       query: StatementQuery,
@@ -58,7 +62,7 @@ export class WalletApi extends HttpApiGroup.make("wallet")
     )
   )
   .middleware(Authentication)
-  .annotateMerge(OpenApi.annotations({ title: "Wallet" })) {}
+  .annotateMerge(OpenApi.annotations({ title: "Wallet", description: "The caller's balances and statement" })) {}
 
 export class BankingAdminApi extends HttpApiGroup.make("bankingAdmin")
   .add(
@@ -69,7 +73,10 @@ export class BankingAdminApi extends HttpApiGroup.make("bankingAdmin")
       error: Conflict
     }).annotateMerge(
       OpenApi.annotations({
-        summary: "Link a virtual account to a user (201 new, 200 same link again, 409 another user or currency)"
+        summary: "Link a virtual account to a user (201 new, 200 same link again, 409 another user or currency)",
+        description:
+          "Credits to the account number are then posted to the user's wallet in the currency; a webhook event " +
+          "stored as unmatched before the link can be replayed after it."
       })
     ),
     HttpApiEndpoint.post("recordTransfer", "/v1/admin/transfers", {
@@ -78,7 +85,10 @@ export class BankingAdminApi extends HttpApiGroup.make("bankingAdmin")
       error: [BadRequest, Conflict]
     }).annotateMerge(
       OpenApi.annotations({
-        summary: "Record an outbound transfer and hold its amount until the provider settles or fails it"
+        summary: "Record an outbound transfer and hold its amount until the provider settles or fails it",
+        description:
+          "201 recorded (the amount is held), 200 the same details again, 409 other details under the reference or " +
+          "funds too short. `amount` a JSON number or decimal string."
       })
     ),
     HttpApiEndpoint.get("userStatement", "/v1/admin/users/:userId/transactions", {
@@ -95,4 +105,9 @@ export class BankingAdminApi extends HttpApiGroup.make("bankingAdmin")
   )
   .middleware(RequireAdmin)
   .middleware(Authentication)
-  .annotateMerge(OpenApi.annotations({ title: "Banking administration" })) {}
+  .annotateMerge(
+    OpenApi.annotations({
+      title: "Banking administration",
+      description: "Virtual accounts, outbound transfers and users' statements (role admin)"
+    })
+  ) {}

@@ -33,4 +33,9 @@ export class WebhookApi extends HttpApiGroup.make("webhook")
   // Its answers, and any under /v1/webhook/ (an unknown path, a parser error), use the reduced envelope.
   .annotate(EnvelopeStyle, "reduced")
   .annotate(Space, WEBHOOK_SPACE)
-  .annotateMerge(OpenApi.annotations({ title: "Core-banking webhook" })) {}
+  .annotateMerge(
+    OpenApi.annotations({
+      title: "Core-banking webhook",
+      description: "Signed notifications from the core-banking provider: credits and transfer outcomes"
+    })
+  ) {}

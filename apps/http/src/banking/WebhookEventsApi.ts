@@ -90,4 +90,9 @@ export class WebhookEventsApi extends HttpApiGroup.make("webhookEvents")
   )
   .middleware(RequireAdmin)
   .middleware(Authentication)
-  .annotateMerge(OpenApi.annotations({ title: "Webhook events (administration)" })) {}
+  .annotateMerge(
+    OpenApi.annotations({
+      title: "Webhook events (administration)",
+      description: "Stored webhook events and dead letters, and replaying unmatched or rejected events (role admin)"
+    })
+  ) {}

@@ -22,12 +22,22 @@ export class CardsApi extends HttpApiGroup.make("cards")
           "ever stored or logged. 409 for the same number twice or an eleventh active card."
       })
     ),
-    HttpApiEndpoint.get("list", "/", { query: PageQuery, success: Envelope(Schema.Array(Card)) }),
+    HttpApiEndpoint.get("list", "/", { query: PageQuery, success: Envelope(Schema.Array(Card)) }).annotateMerge(
+      OpenApi.annotations({
+        summary: "The caller's cards",
+        description: "Masked as stored; `limit` 1 to 200 (default 50), `offset` from 0."
+      })
+    ),
     HttpApiEndpoint.delete("remove", "/:cardId", {
       params: { cardId: CardId },
       success: Envelope(Schema.Null),
       error: NotFound
-    })
+    }).annotateMerge(
+      OpenApi.annotations({
+        summary: "Remove one of the caller's cards",
+        description: "`data` is null; 404 for an unknown card or another user's, 400 for an id that is not a UUID."
+      })
+    )
   )
   .middleware(Authentication)
   .prefix("/v1/user/cards")

@@ -24,7 +24,11 @@ export class DevicesApi extends HttpApiGroup.make("devices")
       })
     ),
     HttpApiEndpoint.get("list", "/", { success: Envelope(Schema.Array(DeviceView)) }).annotateMerge(
-      OpenApi.annotations({ summary: "The caller's active devices, oldest first" })
+      OpenApi.annotations({
+        summary: "The caller's active devices, oldest first",
+        description:
+          "Not paged: a user holds at most 20 active devices. Tokens are shown only by their last 8 characters."
+      })
     ),
     HttpApiEndpoint.delete("remove", "/:deviceId", {
       params: { deviceId: DeviceId },
@@ -32,7 +36,8 @@ export class DevicesApi extends HttpApiGroup.make("devices")
       error: NotFound
     }).annotateMerge(
       OpenApi.annotations({
-        summary: "Remove one of the caller's devices: no more pushes to it (404 unknown or another user's)"
+        summary: "Remove one of the caller's devices: no more pushes to it (404 unknown or another user's)",
+        description: "`data` is null; no push goes to the device after this. 400 for an id that is not a UUID."
       })
     )
   )

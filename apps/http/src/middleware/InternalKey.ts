@@ -1,11 +1,20 @@
 import { InternalKeyVerifier } from "@payments-gaming/domain/auth"
 import { Effect, Layer, Redacted } from "effect"
-import { HttpApiMiddleware, HttpApiSecurity } from "effect/http-api"
+import { HttpApiMiddleware, HttpApiSecurity, OpenApi } from "effect/http-api"
 import { Forbidden, forbidden } from "../ApiErrors.ts"
+import { Header } from "../Paths.ts"
+
+const internalKey = HttpApiSecurity.apiKey({ key: Header.internalKey, in: "header" }).pipe(
+  HttpApiSecurity.annotateMerge(
+    OpenApi.annotations({
+      description: "INTERNAL_API_KEY (in development: `INTERNAL_API_KEY` in DATA_DIR/dev-secrets.json)."
+    })
+  )
+)
 
 /** The `X-Internal-Key` check of the debug endpoints, compared in constant time by the verifier. */
 export class InternalKey extends HttpApiMiddleware.Service<InternalKey>()("@payments-gaming/http/InternalKey", {
-  security: { internalKey: HttpApiSecurity.apiKey({ key: "X-Internal-Key", in: "header" }) },
+  security: { internalKey },
   error: Forbidden
 }) {}
 

@@ -57,4 +57,10 @@ export class NotificationsApi extends HttpApiGroup.make("notifications")
   )
   .middleware(RequireAdmin)
   .middleware(Authentication)
-  .annotateMerge(OpenApi.annotations({ title: "Notifications (administration)" })) {}
+  .annotateMerge(
+    OpenApi.annotations({
+      title: "Notifications (administration)",
+      description:
+        "The credit notifications' outbox: what was sent, what failed, and sending failed ones again (role admin)"
+    })
+  ) {}

@@ -108,4 +108,9 @@ export class WheelApi extends HttpApiGroup.make("wheel")
   )
   .middleware(Authentication)
   .prefix("/v1/spin-and-win")
-  .annotateMerge(OpenApi.annotations({ title: "Spin and win" })) {}
+  .annotateMerge(
+    OpenApi.annotations({
+      title: "Spin and win",
+      description: "The daily wheel: one spin per player per round, provably fair (docs/provably-fair.md)"
+    })
+  ) {}

@@ -76,16 +76,14 @@ describe("HTTP foundation", () => {
           for (const key of Object.keys(body)) assert.property(schema.properties, key)
         }
 
-        // The webhook: its signature header, and its errors in the reduced envelope.
+        // The webhook: its signature header (a security scheme: apps/http/test/docs), and its errors in
+        // the reduced envelope.
         const webhook = spec.paths["/v1/webhook/core-banking/provider"].post
-        assert.deepInclude(
-          webhook.parameters.map((parameter: { name: string; in: string; required: boolean }) => ({
-            name: parameter.name,
-            in: parameter.in,
-            required: parameter.required
-          })),
-          { name: "X-Provider-Signature", in: "header", required: true }
-        )
+        assert.deepStrictEqual(webhook.security, [{ providerSignature: [] }])
+        assert.deepInclude(spec.components.securitySchemes.providerSignature, {
+          in: "header",
+          name: "X-Provider-Signature"
+        })
         assert.includeMembers(Object.keys(webhook.responses), ["200", "400", "401", "413", "429", "500", "503"])
         const unsigned = yield* request("/v1/webhook/core-banking/provider", { method: "POST", body: {} })
         assert.strictEqual(unsigned.status, 401)
@@ -116,8 +114,10 @@ describe("HTTP foundation", () => {
         assert.strictEqual(response.status, 200)
         assert.include(response.headers.get("content-type") ?? "", "text/html")
         assert.include(response.text, "api-reference")
-        // The reference's script is served inline by this server, not loaded from a CDN.
+        // The reference's script is served inline by this server, not loaded from a CDN, and it loads
+        // no web fonts (a real browser checks that nothing leaves the machine: apps/http/test/docs).
         assert.notMatch(response.text, /<script[^>]+src=/)
+        assert.include(response.text, '"withDefaultFonts":false')
       })
     )
 

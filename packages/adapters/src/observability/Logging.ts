@@ -1,16 +1,20 @@
 import {
   Config,
   Console,
+  Context,
   Duration,
   Effect,
   Formatter,
   Layer,
   Logger,
   LogLevel,
+  Option,
   References,
   Schema,
-  SchemaGetter
+  SchemaGetter,
+  Tracer
 } from "effect"
+import { endpointConfig } from "./Tracing.ts"
 
 // LOG_LEVEL is written as operators write it (info, WARN, debug) and mapped to Effect's level names.
 const LogLevelName = Schema.String.pipe(
@@ -69,6 +73,29 @@ export const formatJson: Logger.Logger<unknown, string> = Logger.map(Logger.form
     : Formatter.formatJson(entry)
 )
 
+/** The trace and span a line was logged in, when its fiber runs in one. */
+const traceOf = (options: Logger.Options<unknown>) =>
+  Option.getOrUndefined(Context.getOption(options.fiber.context, Tracer.ParentSpan))
+
+/**
+ * `formatJson` with the line's `traceId` and `spanId`, so a log line leads to its trace. Used only
+ * while traces are exported (Tracing.ts): without them there is no trace to lead to.
+ */
+export const formatJsonTraced: Logger.Logger<unknown, string> = Logger.make((options) => {
+  const span = traceOf(options)
+  const line = formatJson.log(options)
+  return span === undefined ? line : `${line.slice(0, -1)},"traceId":"${span.traceId}","spanId":"${span.spanId}"}`
+})
+
+/** The pretty line, its message followed by `traceId=…` when there is one. */
+const prettyTraced = (pretty: Logger.Logger<unknown, void>): Logger.Logger<unknown, void> =>
+  Logger.make((options) => {
+    const span = traceOf(options)
+    if (span === undefined) return pretty.log(options)
+    const message = Array.isArray(options.message) ? options.message : [options.message]
+    return pretty.log({ ...options, message: [...message, `traceId=${span.traceId}`] })
+  })
+
 /**
  * Pretty logs for a developer's terminal, JSON lines in production (or with LOG_FORMAT=json), at
  * LOG_LEVEL (default info). The server's JSON lines are written in batches (`batchedLines`); the
@@ -84,13 +111,18 @@ export const layerConfig = (options: LoggingOptions = {}) =>
       const level = yield* Config.schema(LogLevelName, "LOG_LEVEL").pipe(
         Config.withDefault(options.defaultLevel ?? "Info")
       )
+      // With traces exported, every line names its trace (and span).
+      const traced = Option.isSome(yield* endpointConfig)
+      const json = traced ? formatJsonTraced : formatJson
       // The CLI writes the server's format too, on stderr, so stdout carries only its answer.
       const logger =
         format === "json"
           ? options.stderr
-            ? Logger.withConsoleError(formatJson)
-            : batchedLines(formatJson)
-          : Logger.consolePretty()
+            ? Logger.withConsoleError(json)
+            : batchedLines(json)
+          : traced
+            ? prettyTraced(Logger.consolePretty())
+            : Logger.consolePretty()
       return Layer.mergeAll(
         Logger.layer([logger]),
         Layer.succeed(References.MinimumLogLevel, level),

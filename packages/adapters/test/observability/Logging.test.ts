@@ -163,3 +163,45 @@ describe("a SIGTERM", () => {
     30_000
   )
 })
+
+describe("log lines while traces are exported", () => {
+  it.effect("name the trace and span they were logged in (JSON), and say nothing of one outside any", () =>
+    Effect.gen(function* () {
+      const lines: Array<string> = []
+      const capture = Logger.layer([
+        Logger.map(Logging.formatJsonTraced, (line) => {
+          lines.push(line)
+        })
+      ])
+      const span = yield* Effect.gen(function* () {
+        yield* Effect.logInfo("inside")
+        return yield* Effect.currentSpan
+      }).pipe(Effect.withSpan("request"), Effect.provide(capture))
+      yield* Effect.logInfo("outside").pipe(Effect.provide(capture))
+      const [inside, outside] = lines.map((line) => JSON.parse(line))
+      assert.strictEqual(inside.message, "inside")
+      assert.strictEqual(inside.traceId, span.traceId)
+      assert.strictEqual(inside.spanId, span.spanId)
+      assert.strictEqual(outside.message, "outside")
+      assert.notProperty(outside, "traceId")
+    })
+  )
+
+  it.effect("the JSON format is the traced one exactly when OTEL_EXPORTER_OTLP_ENDPOINT is set", () =>
+    Effect.gen(function* () {
+      const lineIn = (env: Record<string, string>) =>
+        Effect.gen(function* () {
+          yield* Effect.logWarning("in a span").pipe(Effect.withSpan("work"))
+          // The CLI's form (stderr) writes each line at once.
+          const written = yield* TestConsole.errorLines
+          return JSON.parse(String(written.at(-1)))
+        }).pipe(
+          Effect.scoped,
+          Effect.provide(loggingWith({ LOG_FORMAT: "json", ...env }, { stderr: true })),
+          Effect.provide(TestConsole.layer)
+        )
+      assert.notProperty(yield* lineIn({}), "traceId")
+      assert.property(yield* lineIn({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:4318" }), "traceId")
+    })
+  )
+})

@@ -79,7 +79,20 @@ export const DecimalAmount = Schema.Union([Schema.Finite, DecimalText]).pipe(
 const AmountInput = Schema.declare(
   (input: unknown): input is number | string | JsonNumber =>
     typeof input === "number" || typeof input === "string" || input instanceof JsonNumber,
-  { expected: "a number or a numeric string" }
+  {
+    expected: "a number or a numeric string",
+    // In JSON (what an OpenAPI document describes) an amount is a number or decimal text; without this
+    // link a declaration is documented as `{}`, any value at all. The exact reader never goes through it.
+    toCodecJson: () =>
+      Schema.link<number | string | JsonNumber>()(
+        Schema.Union([Schema.Finite, DecimalText]),
+        SchemaTransformation.transform<number | string | JsonNumber, number | string>({
+          decode: (input) => input,
+          // Never reached in practice: an amount is encoded from its BigDecimal, as text.
+          encode: (input) => (input instanceof JsonNumber ? input.source : input)
+        })
+      )
+  }
 )
 
 /**
