@@ -688,7 +688,11 @@ export const EXAMPLES: Record<string, OperationExample> = {
             lastError: null,
             providerMessageId: null,
             createdAt: "2026-11-28T02:53:47.643Z",
-            updatedAt: "2026-11-28T02:53:47.643Z"
+            updatedAt: "2026-11-28T02:53:47.643Z",
+            resends: 0,
+            inDoubt: false,
+            unconfirmed: false,
+            deliveries: []
           },
           {
             id: "41f9a631-c9b1-4049-9e70-adec5908b339",
@@ -698,13 +702,29 @@ export const EXAMPLES: Record<string, OperationExample> = {
             templateCode: "DEPOSIT_RECEIVED",
             title: "Money received",
             body: "You received ₦4,950.50 from ADA OKAFOR",
-            status: "pending",
-            attempts: 0,
+            status: "sent",
+            attempts: 1,
             nextAttemptAt: "2026-11-28T02:53:47.529Z",
             lastError: null,
-            providerMessageId: null,
+            providerMessageId: "projects/wallet-app/messages/0:1795834427612345",
             createdAt: "2026-11-28T02:53:47.529Z",
-            updatedAt: "2026-11-28T02:53:47.529Z"
+            updatedAt: "2026-11-28T02:53:47.761Z",
+            resends: 0,
+            inDoubt: false,
+            unconfirmed: false,
+            deliveries: [
+              {
+                at: "2026-11-28T02:53:47.758Z",
+                deviceId: "aec4d65c-e280-4461-9c1a-9ef6121dba76",
+                provider: "FCM",
+                success: true,
+                errorCode: null,
+                errorMessage: null,
+                providerMessageId: "projects/wallet-app/messages/0:1795834427612345",
+                collapseKey: "41f9a631-c9b1-4049-9e70-adec5908b339",
+                resend: false
+              }
+            ]
           }
         ]
       }

@@ -513,7 +513,7 @@ export interface paths {
         };
         /**
          * Notification outbox rows, newest first, filtered by status (pending, sent, failed, cancelled)
-         * @description One row per (event, device): a credited deposit or spin prize and each active device of its user. `id` is the `notificationId` the push carried; device tokens are never shown. Paged with `limit` and `offset`.
+         * @description One row per (event, device): a credited deposit or spin prize and each active device of its user. `id` is the `notificationId` the push carried, and its collapse key; device tokens are never shown. `deliveries` lists every send with the provider's answer; `resends` counts sends made while an earlier one may have reached the provider (the device shows them once). Paged with `limit` and `offset`.
          */
         get: operations["notifications.list"];
         put?: never;
@@ -4261,6 +4261,20 @@ export interface operations {
                             providerMessageId: string | null;
                             createdAt: string;
                             updatedAt: string;
+                            resends: number;
+                            inDoubt: boolean;
+                            unconfirmed: boolean;
+                            deliveries: {
+                                at: string;
+                                deviceId: string | null;
+                                provider: string;
+                                success: boolean;
+                                errorCode: string | null;
+                                errorMessage: string | null;
+                                providerMessageId: string | null;
+                                collapseKey: string | null;
+                                resend: boolean;
+                            }[];
                         }[];
                     };
                 };
