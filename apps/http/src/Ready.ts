@@ -1,4 +1,5 @@
 import { resolve } from "node:path"
+import { isProduction } from "@payments-gaming/adapters/config/NodeEnv"
 import { HeldDataDirLock } from "@payments-gaming/adapters/postgres/DataDirLock"
 import { Config, Effect, Layer, Option } from "effect"
 import { HttpServer } from "effect/http"
@@ -14,7 +15,7 @@ export const layer = Layer.effectDiscard(
     const url = HttpServer.formatAddress(server.address)
     const lock = yield* HeldDataDirLock
     if (Option.isSome(lock)) yield* lock.value.advertise(url)
-    const production = (yield* Config.String("NODE_ENV").pipe(Config.withDefault(""))) === "production"
+    const production = yield* isProduction
     if (production) return
     const dataDir = yield* Config.String("DATA_DIR").pipe(Config.withDefault("./.data"))
     yield* Effect.logInfo(

@@ -11,6 +11,7 @@ import {
   Schema,
   SchemaGetter
 } from "effect"
+import { isProductionLenient } from "../config/NodeEnv.ts"
 
 // LOG_LEVEL is written as operators write it (info, WARN, debug) and mapped to Effect's level names.
 const LogLevelName = Schema.String.pipe(
@@ -77,7 +78,7 @@ export const formatJson: Logger.Logger<unknown, string> = Logger.map(Logger.form
 export const layerConfig = (options: LoggingOptions = {}) =>
   Layer.unwrap(
     Effect.gen(function* () {
-      const production = (yield* Config.String("NODE_ENV").pipe(Config.withDefault(""))) === "production"
+      const production = yield* isProductionLenient
       const format = yield* Config.Literals(["pretty", "json"], "LOG_FORMAT").pipe(
         Config.withDefault(production ? "json" : "pretty")
       )

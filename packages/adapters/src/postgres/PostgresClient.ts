@@ -2,6 +2,7 @@ import { PgClient } from "@effect/sql-pg"
 import { Config, ConfigProvider, Context, type Duration, Effect, Layer, Option, type Redacted } from "effect"
 import * as Reactivity from "effect/reactivity/Reactivity"
 import type { SqlClient } from "effect/sql"
+import { isProduction } from "../config/NodeEnv.ts"
 import { HeldDataDirLock } from "./DataDirLock.ts"
 
 /**
@@ -162,7 +163,7 @@ const configured = (use: "service" | "command") =>
         ),
         Config.withDefault(DEFAULT_STATEMENTS_PER_CONNECTION)
       )
-      const production = (yield* Config.String("NODE_ENV").pipe(Config.withDefault(""))) === "production"
+      const production = yield* isProduction
       return layer({
         url: Option.getOrUndefined(url),
         dataDir,
