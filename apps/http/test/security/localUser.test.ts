@@ -9,9 +9,9 @@ import { listeningOf } from "@payments-gaming/adapters/postgres/OwnerProcess"
 import { TEST_SECRETS } from "@payments-gaming/adapters/test/support/TestSecrets"
 import { Effect } from "effect"
 import * as Reactivity from "effect/reactivity/Reactivity"
-import { cli, lockFile, startService } from "../support/EmbeddedService.ts"
+import { cli, lockFile, untilServing } from "../support/EmbeddedService.ts"
 import { get } from "../support/Http.ts"
-import { itInTempDir, type Running, tempDir } from "../support/NodeProcess.ts"
+import { itInTempDir, type Running, SERVER, spawnNode, tempDir } from "../support/NodeProcess.ts"
 
 // Issue 34, findings 1, 2 and 4, as another local user (or a stray program) would attack: the
 // embedded database's files and socket, and the CLI's admin credentials. Real processes, real
@@ -122,7 +122,10 @@ describe("a local user against the embedded database", () => {
     "local-user-service-",
     (dataDir) =>
       Effect.gen(function* () {
-        const { server, port } = yield* startService(dataDir)
+        // Bound to every address: what it advertises for the CLI is still the loopback URL.
+        const spawned = yield* spawnNode(SERVER, [], { HOST: "0.0.0.0", PORT: "0", DATA_DIR: dataDir })
+        const { server, port, url } = yield* untilServing(dataDir, spawned)
+        assert.strictEqual(url, `http://127.0.0.1:${port}`)
 
         const { checked, open } = notPrivate(dataDir)
         assert.deepStrictEqual(open, [], `${checked} entries checked`)
@@ -152,6 +155,9 @@ describe("a local user against the embedded database", () => {
           assert.strictEqual(read.stdout.trim(), "EACCES", read.stderr)
         }
         assert.strictEqual((yield* get(port, "/readyz")).status, 200)
+        // And the CLI, beside it, trusts it: its own user's process, listening where owner.json says.
+        const listed = yield* cli(dataDir, ["webhook", "list"])
+        assert.deepStrictEqual([listed.code, listed.stderr], [0, ""])
 
         yield* stop(server)
         assert.isFalse(existsSync(join(dataDir, SOCKET_NAME)), "the socket is removed at stop")

@@ -65,7 +65,7 @@ const loadOrCreate = (path: string) =>
           chmodSync(path, 0o600)
           return { secrets, generated }
         }
-        mkdirSync(dirname(path), { recursive: true })
+        mkdirSync(dirname(path), { recursive: true, mode: 0o700 })
         const temporary = `${path}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`
         writeFileSync(temporary, `${JSON.stringify(secrets, null, 2)}\n`, { mode: 0o600, flag: "wx" })
         try {
