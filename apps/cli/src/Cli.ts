@@ -1,6 +1,7 @@
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeServices from "@effect/platform-node/NodeServices"
-import { Cause, Effect, Exit, Runtime } from "effect"
+import { configErrorMessage } from "@payments-gaming/adapters/config/ConfigErrorMessage"
+import { Cause, Config, Effect, Exit, Runtime } from "effect"
 import { CliError, Command } from "effect/cli"
 import packageJson from "../package.json" with { type: "json" }
 import { db } from "./DbCommand.ts"
@@ -29,7 +30,12 @@ const program = Command.run(root, { version: packageJson.version }).pipe(
       return Effect.void
     }
     process.exitCode = failure instanceof UsageError ? 2 : 1
-    const message = failure instanceof Error ? failure.message : String(failure)
+    const message =
+      failure instanceof Config.ConfigError
+        ? configErrorMessage(failure)
+        : failure instanceof Error
+          ? failure.message
+          : String(failure)
     return Effect.sync(() => console.error(`error: ${message}`))
   }),
   Effect.provide([NodeServices.layer, UsagePresenter.layer])

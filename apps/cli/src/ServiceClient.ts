@@ -1,6 +1,7 @@
 import { jwtSettings } from "@payments-gaming/adapters/auth/JwtConfig"
 import { Header } from "@payments-gaming/http/Paths"
 import { Config, Data, Effect, Redacted } from "effect"
+import { verifyService } from "./Backend.ts"
 
 /** The running service refused the command (`status` its answer), or could not be reached (no `status`). */
 export class ServiceCallFailed extends Data.TaggedError("ServiceCallFailed")<{
@@ -22,7 +23,8 @@ const messageOf = (body: unknown, status: number) =>
 /**
  * Calls the service that owns the embedded database, as an administrator: the CLI mints itself a
  * short-lived admin token from the same AUTH_JWT_SECRET (the shared development secrets), so the
- * user does nothing special. `internalKey` adds the INTERNAL_API_KEY for the debug push.
+ * user does nothing special. `internalKey` adds the INTERNAL_API_KEY for the debug push. Nothing is
+ * minted nor sent unless `baseUrl` is, at that moment, the trusted owner of DATA_DIR (Backend.ts).
  * An answer outside 2xx fails with the service's own message.
  */
 export const call = (
@@ -30,6 +32,7 @@ export const call = (
   request: { readonly method: string; readonly path: string; readonly body?: unknown; readonly internalKey?: boolean }
 ) =>
   Effect.gen(function* () {
+    yield* verifyService(baseUrl)
     const { mint } = yield* Effect.promise(() => import("@payments-gaming/adapters/auth/JwtIssuer"))
     const token = yield* mint(yield* jwtSettings, { sub: "cli", roles: ["admin"], ttlSeconds: 300 })
     const headers: Record<string, string> = { authorization: `Bearer ${token}` }
@@ -44,6 +47,8 @@ export const call = (
           method: request.method,
           headers,
           ...(request.body === undefined ? {} : { body: JSON.stringify(request.body) }),
+          // The verified service answers itself; a redirect would carry the token elsewhere.
+          redirect: "error",
           signal: AbortSignal.any([signal, AbortSignal.timeout(30_000)])
         })
         const text = await response.text()

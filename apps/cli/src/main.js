@@ -22,6 +22,11 @@ if (Number(process.versions.node.split(".")[0]) < 24) {
   process.exit(run.status ?? 1)
 }
 
+// Whatever this process creates is private to its user (0700 directories, 0600 files), before
+// anything is written: the embedded database, its socket, the lock and the development secrets
+// under DATA_DIR (issue 34; packages/adapters/src/postgres/PrivateFiles.ts).
+process.umask(0o077)
+
 // Node keeps the compiled and type-stripped modules in its on-disk compile cache, so every run
 // after the first starts in about two thirds of the time: an operator's `token mint` or `--help`
 // answers in well under half a second. It must be on before the command's modules load, hence

@@ -205,6 +205,28 @@ describe("db migrate", () => {
     60_000
   )
 
+  it.live("NODE_ENV=PRODUCTION is production too; an unknown NODE_ENV exits 1 in one line naming it", () =>
+    Effect.gen(function* () {
+      const dataDir = yield* tempDir("cli-node-env-")
+      const upper = yield* runCli(["db", "migrate"], {
+        NODE_ENV: "PRODUCTION",
+        DATA_DIR: dataDir,
+        DATABASE_URL: "postgres://postgres@127.0.0.1:1/none"
+      })
+      assert.strictEqual(upper.code, 1, upper.stderr)
+      assert.include(upper.stderr, "NODE_ENV=production refuses to start: ")
+      const unknown = yield* runCli(["token", "mint", "--sub", "user-1"], { NODE_ENV: "prod", DATA_DIR: dataDir })
+      assert.strictEqual(unknown.code, 1, unknown.stderr)
+      assert.strictEqual(unknown.stdout, "")
+      assert.strictEqual(
+        unknown.stderr,
+        'error: NODE_ENV must be production, development or test (any case), not "prod"\n'
+      )
+      // Nothing was generated: the development secrets are never written under an unknown NODE_ENV.
+      assert.isFalse(existsSync(join(dataDir, "dev-secrets.json")))
+    })
+  )
+
   it.live("NODE_ENV=production without secrets exits 1 naming every missing variable", () =>
     Effect.gen(function* () {
       const dataDir = yield* tempDir("cli-production-")

@@ -1,4 +1,5 @@
-import { Cause, Option } from "effect"
+import { configErrorMessage } from "@payments-gaming/adapters/config/ConfigErrorMessage"
+import { Cause, type Config, Option } from "effect"
 
 const codeOf = (error: unknown) =>
   typeof error === "object" && error !== null && "code" in error ? String(error.code) : undefined
@@ -22,8 +23,9 @@ export const describe = (cause: Cause.Cause<unknown>, port: string): Option.Opti
     }
     case "DataDirInUse":
     case "UnsafeConfiguration":
-    case "ConfigError":
       return Option.some((error as Error).message)
+    case "ConfigError":
+      return Option.some(configErrorMessage(error as Config.ConfigError))
     default:
       return Option.none()
   }

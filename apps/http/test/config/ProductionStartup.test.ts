@@ -1,3 +1,4 @@
+import { readdirSync } from "node:fs"
 import { assert, describe, it } from "@effect/vitest"
 import { TEST_SECRETS } from "@payments-gaming/adapters/test/support/TestSecrets"
 import { Effect } from "effect"
@@ -119,6 +120,42 @@ describe("a production start with unsafe configuration exits 1 with one line (re
             NO_DATABASE
           ].join("; ")
         )
+      }),
+    60_000
+  )
+
+  it.live(
+    "NODE_ENV in another case is production all the same (issue 34, finding 15)",
+    () =>
+      Effect.gen(function* () {
+        for (const spelling of ["PRODUCTION", "Production", " production "]) {
+          assert.strictEqual(yield* refusalOf({ NODE_ENV: spelling, DATABASE_URL: undefined }), NO_DATABASE)
+        }
+      }),
+    90_000
+  )
+
+  it.live(
+    "an unknown NODE_ENV is refused in one line naming the variable, before anything is written",
+    () =>
+      Effect.gen(function* () {
+        const dataDir = yield* tempDir("production-startup-unknown-")
+        const result = yield* runNode(SERVER, [], {
+          NODE_ENV: "staging",
+          PORT: "0",
+          HOST: "127.0.0.1",
+          DATA_DIR: dataDir
+        })
+        assert.strictEqual(result.code, 1, `${result.stdout}${result.stderr}`)
+        const lines = `${result.stdout}${result.stderr}`.split("\n").filter((line) => line.trim() !== "")
+        assert.lengthOf(lines, 1, result.stdout)
+        assert.match(
+          lines[0] as string,
+          /ERROR .*NODE_ENV must be production, development or test \(any case\), not "staging"$/
+        )
+        assert.notInclude(lines[0] as string, "SourceError")
+        // Refused before the development secrets would be generated or the database opened.
+        assert.deepStrictEqual(readdirSync(dataDir), [])
       }),
     60_000
   )

@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto"
 import { chmodSync, existsSync, linkSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs"
 import { dirname, resolve } from "node:path"
 import { Config, ConfigProvider, Effect, Layer, Option, Schema } from "effect"
+import { isProduction } from "./NodeEnv.ts"
 import { checkProduction } from "./ProductionConfig.ts"
 
 /** The secrets a development machine may generate for itself; production must be given each one. */
@@ -66,7 +67,7 @@ const loadOrCreate = (path: string, needed: ReadonlyArray<SecretName>) =>
           chmodSync(path, 0o600)
           return { secrets, generated }
         }
-        mkdirSync(dirname(path), { recursive: true })
+        mkdirSync(dirname(path), { recursive: true, mode: 0o700 })
         const temporary = `${path}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`
         writeFileSync(temporary, `${JSON.stringify(secrets, null, 2)}\n`, { mode: 0o600, flag: "wx" })
         try {
@@ -97,10 +98,7 @@ const loadOrCreate = (path: string, needed: ReadonlyArray<SecretName>) =>
  */
 export const layer = Layer.unwrap(
   Effect.gen(function* () {
-    const production = yield* Config.String("NODE_ENV").pipe(
-      Config.withDefault(""),
-      Config.map((env) => env === "production")
-    )
+    const production = yield* isProduction
     if (production) {
       yield* checkProduction
       return Layer.empty

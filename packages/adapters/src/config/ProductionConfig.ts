@@ -21,7 +21,7 @@ const isShort = (value: string) => Buffer.byteLength(value, "utf8") < MIN_SECRET
  * Everything that makes a production start unsafe, one sentence each (never a secret's value nor its
  * length): an unset secret, a secret shorter than {@link MIN_SECRET_BYTES} UTF-8 bytes (each entry of
  * `WEBHOOK_SECRETS`), JWKS verification without an issuer and an audience to hold tokens to, and no
- * `DATABASE_URL` (the embedded database is unauthenticated on loopback and private to one process)
+ * `DATABASE_URL` (the embedded database has no authentication, only its owner's file permissions, and serves one process)
  * unless `EMBEDDED_DATABASE=allow` says it is meant. Empty when the configuration is safe.
  */
 export const productionProblems: Effect.Effect<Array<string>, Config.ConfigError> = Effect.gen(function* () {

@@ -14,6 +14,7 @@ import {
   SchemaGetter,
   Tracer
 } from "effect"
+import { isProductionLenient } from "../config/NodeEnv.ts"
 import { endpointConfig } from "./Tracing.ts"
 
 // LOG_LEVEL is written as operators write it (info, WARN, debug) and mapped to Effect's level names.
@@ -104,7 +105,7 @@ const prettyTraced = (pretty: Logger.Logger<unknown, void>): Logger.Logger<unkno
 export const layerConfig = (options: LoggingOptions = {}) =>
   Layer.unwrap(
     Effect.gen(function* () {
-      const production = (yield* Config.String("NODE_ENV").pipe(Config.withDefault(""))) === "production"
+      const production = yield* isProductionLenient
       const format = yield* Config.Literals(["pretty", "json"], "LOG_FORMAT").pipe(
         Config.withDefault(production ? "json" : "pretty")
       )

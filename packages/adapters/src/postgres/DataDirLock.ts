@@ -174,7 +174,7 @@ export const acquire = (dataDir: string) =>
       for (let tries = 0; ; tries++) {
         const result = yield* Effect.try({
           try: () => {
-            mkdirSync(resolve(dataDir), { recursive: true })
+            mkdirSync(resolve(dataDir), { recursive: true, mode: 0o700 })
             return attempt(path, mine)
           },
           catch: (cause) => new DataDirLockError({ path, cause })

@@ -2,6 +2,7 @@ import { PgClient } from "@effect/sql-pg"
 import { Config, ConfigProvider, Context, type Duration, Effect, Layer, Option, type Redacted } from "effect"
 import * as Reactivity from "effect/reactivity/Reactivity"
 import type { SqlClient } from "effect/sql"
+import { isProduction } from "../config/NodeEnv.ts"
 import { HeldDataDirLock } from "./DataDirLock.ts"
 
 /**
@@ -75,6 +76,8 @@ export interface PostgresOptions {
   readonly statementsPerConnection?: number | undefined
   /** See `PIPELINED_CONNECTION_LIFETIME` (the default); tests shorten it to watch a replacement. */
   readonly pipelinedConnectionLifetime?: Duration.Input | undefined
+  /** The pool's idle timeout (60 s by default); tests shorten it to show the embedded pool keeps its connection. */
+  readonly idleTimeout?: Duration.Input | undefined
   /** How PostgreSQL names the connections (`pg_stat_activity`); the bench's plain reference sets its own. */
   readonly applicationName?: string | undefined
   /** Production on the embedded database is legal (CONTRACT §1) but worth a warning. */
@@ -83,7 +86,7 @@ export interface PostgresOptions {
 
 /**
  * The one database client of the service: `@effect/sql-pg` on `DATABASE_URL`, or on an embedded
- * PGlite served over a loopback socket. One driver, one code path.
+ * PGlite served over a Unix socket private to this user (EmbeddedPostgres.ts). One driver, one code path.
  */
 export const layer = (options: PostgresOptions) =>
   Layer.unwrap(
@@ -124,15 +127,22 @@ export const layer = (options: PostgresOptions) =>
           "NODE_ENV=production without DATABASE_URL: running on the embedded database, which only this one process can use. Set DATABASE_URL for more than one instance."
         )
       }
-      yield* Effect.logInfo(`Embedded PostgreSQL (PGlite) in ${embedded.dataDir} on ${embedded.host}:${embedded.port}`)
+      yield* Effect.logInfo(
+        `Embedded PostgreSQL (PGlite) in ${embedded.dataDir} on the Unix socket ${embedded.socketPath} (this user only)`
+      )
       // PGlite runs one session: a second pooled connection would interleave two transactions on it.
+      // The one connection is opened with the pool and kept for the process's life (`minConnections`:
+      // never dropped when idle). The socket server admits one connection, so a connection the pool
+      // let go of could be taken by another process, and the service would answer 503 for as long as
+      // that process held it (issue 34).
       return Layer.merge(
         PgClient.layer({
-          host: embedded.host,
-          port: embedded.port,
+          path: embedded.socketPath,
           username: "postgres",
           database: "postgres",
           maxConnections: 1,
+          minConnections: 1,
+          ...(options.idleTimeout === undefined ? {} : { idleTimeout: options.idleTimeout }),
           applicationName: "payments-gaming"
         }),
         Layer.succeed(HeldDataDirLock, Option.fromUndefinedOr(embedded.lock))
@@ -162,7 +172,7 @@ const configured = (use: "service" | "command") =>
         ),
         Config.withDefault(DEFAULT_STATEMENTS_PER_CONNECTION)
       )
-      const production = (yield* Config.String("NODE_ENV").pipe(Config.withDefault(""))) === "production"
+      const production = yield* isProduction
       return layer({
         url: Option.getOrUndefined(url),
         dataDir,

@@ -2,6 +2,7 @@ import { PushGateways } from "@payments-gaming/domain/push"
 import { Config, type Duration, Effect, Layer, Option, Schema } from "effect"
 import { ApnsClient, type ApnsClientError, type ApnsClientOptions } from "../apns/ApnsClient.ts"
 import * as ApnsGateway from "../apns/ApnsGateway.ts"
+import { isProduction } from "../config/NodeEnv.ts"
 import { FcmClient, type FcmClientError, type FcmClientOptions } from "../fcm/FcmClient.ts"
 import * as FcmGateway from "../fcm/FcmGateway.ts"
 import { DevelopmentSink } from "./DevelopmentSink.ts"
@@ -67,7 +68,7 @@ const optionalString = (name: string) =>
   Config.String(name).pipe(Config.option, Config.map(Option.filter((value) => value.trim() !== "")))
 
 const readOptions = Effect.gen(function* () {
-  const production = (yield* Config.String("NODE_ENV").pipe(Config.withDefault("development"))) === "production"
+  const production = yield* isProduction
 
   const serviceAccount = yield* optionalString("FCM_SERVICE_ACCOUNT")
   const fcmFile = Option.isSome(serviceAccount)
