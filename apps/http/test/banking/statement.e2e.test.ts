@@ -323,6 +323,24 @@ describe("the wallet statement over HTTP", () => {
       })
     )
 
+    it.effect("a user id of 128 characters, valid as a token's sub, reaches the admin user-statement route", () =>
+      Effect.gen(function* () {
+        const longest = unique("long").padEnd(128, "x")
+        assert.strictEqual(longest.length, 128)
+        // The user's own statement works with that sub; the operator's route for the same user did not
+        // (404 past the router's default 100-character parameters).
+        const own = yield* page(yield* tokenFor(longest), "limit=5")
+        const operators = yield* asAdmin(adminStatement(longest))
+        assert.strictEqual(operators.status, 200, operators.text)
+        assert.deepStrictEqual(operators.json.data, own)
+        const escaped = yield* asAdmin(adminStatement(`${longest.slice(0, 120)}/é%`))
+        assert.notStrictEqual(escaped.status, 500)
+        const tooLong = yield* asAdmin(adminStatement(`${longest}y`))
+        assert.strictEqual(tooLong.status, 404)
+        assert.strictEqual(tooLong.json.success, false)
+      })
+    )
+
     it.effect("the OpenAPI document lists both statement routes with their query", () =>
       Effect.gen(function* () {
         const spec = (yield* request("/openapi.json")).json
