@@ -11,6 +11,7 @@ import { Argument, Command, Flag } from "effect/cli"
 import * as Backend from "./Backend.ts"
 import { CommandEnvironment, UsageError } from "./Runtime.ts"
 import * as ServiceClient from "./ServiceClient.ts"
+import { field, printText } from "./TerminalText.ts"
 
 /** An id named no notification. */
 export class NotificationsCommandFailed extends Data.TaggedError("NotificationsCommandFailed")<{
@@ -37,15 +38,9 @@ const decodeAnswer =
     Schema.decodeUnknownEffect(schema)(ServiceClient.dataOf(answer)).pipe(Effect.orDie)
 
 const describeRow = (row: NotificationView) =>
-  [
-    row.id,
-    row.status,
-    `attempts=${row.attempts}`,
-    row.userId,
-    row.templateCode,
-    row.lastError ?? "-",
-    row.createdAt
-  ].join("\t")
+  [row.id, row.status, `attempts=${row.attempts}`, row.userId, row.templateCode, row.lastError ?? "-", row.createdAt]
+    .map(field)
+    .join("\t")
 
 interface ListQuery {
   readonly status: OutboxStatus | undefined
@@ -87,7 +82,7 @@ const list = Command.make(
           ? yield* listThroughService(backend.url, query)
           : yield* onDatabase((service) => service.list(query))
       if (json) yield* Console.log(JSON.stringify(rows))
-      else for (const row of rows) yield* Console.log(describeRow(row))
+      else for (const row of rows) yield* printText(describeRow(row))
     }).pipe(Effect.provide(CommandEnvironment))
 ).pipe(
   Command.withDescription(
@@ -181,10 +176,10 @@ const retry = Command.make(
       const { results, notFound } =
         backend._tag === "Service" ? yield* retryThroughService(backend.url, which) : yield* retryDirectly(which)
       if (json) yield* Console.log(JSON.stringify({ results, notFound }))
-      else if (results.length === 0 && Option.isSome(status)) yield* Console.log(`No ${status.value} notifications`)
+      else if (results.length === 0 && Option.isSome(status)) yield* printText(`No ${status.value} notifications`)
       else {
         for (const result of results) {
-          yield* Console.log([result.id, `retried=${result.retried ? "yes" : "no"}`, result.status].join("\t"))
+          yield* printText([result.id, `retried=${result.retried ? "yes" : "no"}`, result.status].map(field).join("\t"))
         }
       }
       if (notFound.length > 0) {

@@ -9,6 +9,7 @@ import { Command, Flag } from "effect/cli"
 import * as Backend from "./Backend.ts"
 import { CommandEnvironment, UsageError } from "./Runtime.ts"
 import * as ServiceClient from "./ServiceClient.ts"
+import { printText } from "./TerminalText.ts"
 
 const usage = (flag: string) => (error: { readonly message: string }) =>
   new UsageError({ message: `${flag}: ${error.message}` })
@@ -71,7 +72,7 @@ const link = Command.make(
         yield* Console.log(JSON.stringify({ created, account }))
       } else {
         const what = `${account.accountNumber} to ${account.userId} (${account.currency})`
-        yield* Console.log(created ? `created: linked ${what}` : `already linked: ${what}`)
+        yield* printText(created ? `created: linked ${what}` : `already linked: ${what}`)
       }
     }).pipe(Effect.provide(CommandEnvironment))
 ).pipe(

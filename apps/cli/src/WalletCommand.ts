@@ -14,6 +14,7 @@ import { Command, Flag } from "effect/cli"
 import * as Backend from "./Backend.ts"
 import { CommandEnvironment, UsageError } from "./Runtime.ts"
 import * as ServiceClient from "./ServiceClient.ts"
+import { field, printText } from "./TerminalText.ts"
 
 /** The largest page the service gives; the command follows the cursor page by page. */
 const PAGE = 200
@@ -82,7 +83,7 @@ const collect = <E, R>(
 
 const COLUMNS = ["id", "occurredAt", "kind", "direction", "amount", "balanceAfter", "currency", "reference"] as const
 
-const fieldsOf = (item: StatementItem) => COLUMNS.map((column) => item[column])
+const fieldsOf = (item: StatementItem) => COLUMNS.map((column) => field(item[column]))
 
 /**
  * One CSV field (RFC 4180): quoted when it holds a comma, quote or line break. A field a
@@ -173,9 +174,9 @@ const statement = Command.make(
           })
         )
       } else if (flags.csv) {
-        yield* Console.log(csv(found.items))
+        yield* printText(csv(found.items))
       } else if (found.items.length > 0) {
-        yield* Console.log(table(found.items))
+        yield* printText(table(found.items))
       }
     }).pipe(Effect.provide(CommandEnvironment))
 ).pipe(
