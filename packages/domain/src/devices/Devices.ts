@@ -23,7 +23,8 @@ export class Devices extends Context.Service<
     /**
      * Registers `registration.token` for `userId`, atomically however many registrations of one
      * token race: new, the same again (platform updated), reactivated, or moved from another user
-     * (one info log line naming both users and the device, never the token).
+     * (one warning naming both users and the device, never the token, counted in
+     * `device_token_reassigned_total`).
      * `DeviceLimitReached` when it would give the user more than `MAX_ACTIVE_DEVICES` active
      * devices; the limit holds however many registrations of one user race.
      */
