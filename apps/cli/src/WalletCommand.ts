@@ -4,7 +4,6 @@ import {
   StatementCursor,
   type StatementItem,
   StatementPage,
-  type StatementPosition,
   type StatementQuery,
   StatementService
 } from "@payments-gaming/domain/ledger"
@@ -50,7 +49,7 @@ const pageThroughService = (baseUrl: string, userId: UserId, query: StatementQue
     if (query.currency !== undefined) search.set("currency", query.currency)
     if (query.from !== undefined) search.set("from", query.from.toISOString())
     if (query.to !== undefined) search.set("to", query.to.toISOString())
-    if (query.after !== undefined) search.set("cursor", Schema.encodeSync(StatementCursor)(query.after))
+    if (query.after !== undefined) search.set("cursor", query.after)
     const answer = yield* ServiceClient.call(baseUrl, {
       method: "GET",
       path: `/v1/admin/users/${encodeURIComponent(userId)}/transactions?${search}`
@@ -65,7 +64,7 @@ const pageThroughService = (baseUrl: string, userId: UserId, query: StatementQue
 const collect = <E, R>(
   page: (query: StatementQuery) => Effect.Effect<StatementPage, E, R>,
   filters: Filters,
-  after: StatementPosition | undefined,
+  after: string | undefined,
   max: number | undefined
 ) =>
   Effect.gen(function* () {
@@ -161,16 +160,18 @@ const statement = Command.make(
         backend._tag === "Service"
           ? pageThroughService(backend.url, userId, query)
           : pageDirectly(userId, query).pipe(
-              Effect.catchTag("InvalidStatementPeriod", (error) =>
-                Effect.fail(new UsageError({ message: error.message }))
-              )
+              Effect.catchTags({
+                InvalidStatementPeriod: (error) => Effect.fail(new UsageError({ message: error.message })),
+                InvalidStatementCursor: () =>
+                  Effect.fail(new UsageError({ message: "--cursor: not a cursor of this user's statement" }))
+              })
             )
       const found = yield* collect(page, { currency, from, to }, after, max)
       if (flags.json) {
         yield* Console.log(
           JSON.stringify({
             items: found.items,
-            nextCursor: found.nextCursor === null ? null : Schema.encodeSync(StatementCursor)(found.nextCursor)
+            nextCursor: found.nextCursor
           })
         )
       } else if (flags.csv) {

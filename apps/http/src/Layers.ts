@@ -6,6 +6,7 @@
 // it without loading the server.
 import * as CreditCardTypeBrandDetector from "@payments-gaming/adapters/cards/CreditCardTypeBrandDetector"
 import * as HmacCardFingerprinter from "@payments-gaming/adapters/cards/HmacCardFingerprinter"
+import * as StatementIdCipher from "@payments-gaming/adapters/ledger/StatementIdCipher"
 import * as NotificationSettingsConfig from "@payments-gaming/adapters/notifications/NotificationSettingsConfig"
 import * as BankingDeadLetters from "@payments-gaming/adapters/postgres/BankingDeadLetters"
 import * as CardRepositoryPg from "@payments-gaming/adapters/postgres/CardRepository"
@@ -69,6 +70,8 @@ export const Banking = Layer.mergeAll(
       VirtualAccountsPostgres.layer,
       TransfersPostgres.layer,
       LedgerStatementPostgres.layer,
+      // Statement ids and cursors sealed per user (issue 34), keyed from CARD_FINGERPRINT_KEY.
+      StatementIdCipher.layerConfig,
       // A credit writes its notification with its posting (notification_outbox).
       NotificationOutboxPostgres.layer
     )

@@ -2,6 +2,7 @@ import { assert, describe } from "@effect/vitest"
 import { replayBreaks, type StatementItem } from "@payments-gaming/domain/ledger"
 import { credit, transferEvent, unique } from "@payments-gaming/domain/test/support/fixtures"
 import { Effect, Fiber } from "effect"
+import { SqlClient } from "effect/sql"
 import { deliverWebhook, request, type TestResponse, tokenFor, withTestServer } from "../support/TestServer.ts"
 
 const STATEMENT = "/v1/wallet/transactions"
@@ -206,14 +207,14 @@ describe("the wallet statement over HTTP", () => {
             )
           )
         )
-        // Pass after pass of small pages while the deliveries land. Each pass on its own: ids
-        // strictly decreasing (so nothing twice), and every posting that existed before the
-        // deliveries began in it exactly once, whatever arrived in between.
+        // Pass after pass of small pages while the deliveries land. Each pass on its own: no id
+        // twice (ids are opaque, issue 34: their order is the pages'), and every posting that existed
+        // before the deliveries began in it exactly once, whatever arrived in between.
         let passes = 0
         while (passes < 3 || !delivered) {
           const { items } = yield* allPages(user.token, 2)
-          const ids = items.map((item) => BigInt(item.id))
-          for (let i = 1; i < ids.length; i++) assert.isTrue(ids[i - 1]! > ids[i]!, `${ids[i - 1]} then ${ids[i]}`)
+          const ids = items.map((item) => item.id)
+          assert.strictEqual(new Set(ids).size, ids.length)
           for (const old of before) {
             assert.lengthOf(
               items.filter((item) => item.id === old.id),
@@ -270,6 +271,42 @@ describe("the wallet statement over HTTP", () => {
           whole.filter((item) => ms(item) < Date.parse(to) && item.currency === "NGN")
         )
       })
+    )
+
+    it.effect(
+      "ids and cursors are opaque and the user's own: no posting id shows, another user's cursor is a 400",
+      () =>
+        Effect.gen(function* () {
+          const sql = yield* SqlClient.SqlClient
+          const ada = yield* history
+          const bola = yield* history
+          const first = yield* page(ada.token, "limit=2")
+          const all = yield* allPages(ada.token, 50)
+          const postingIds = (yield* sql<{ id: string }>`SELECT p.id::text AS id FROM ledger_postings p
+          JOIN ledger_accounts a ON a.id = p.account_id WHERE a.owner_user_id = ${ada.userId}`).map((row) => row.id)
+          assert.isAbove(postingIds.length, 5)
+          for (const item of all.items) {
+            assert.match(item.id, /^[A-Za-z0-9_-]{22}$/)
+            for (const id of postingIds) {
+              assert.notStrictEqual(item.id, id)
+              assert.notStrictEqual(item.id, Buffer.from(id).toString("base64url"))
+            }
+          }
+          // The cursor is the last item's id, and pages join on it.
+          assert.strictEqual(first.nextCursor, first.items[1]!.id)
+          assert.deepStrictEqual(all.items.slice(0, 2), first.items)
+          // Another user's cursor (or an id of theirs) is refused, never read as a position in mine.
+          const refused = yield* request(`${STATEMENT}?cursor=${first.nextCursor}`, { token: bola.token })
+          assert.strictEqual(refused.status, 400, refused.text)
+          assert.deepStrictEqual(
+            refused.json.errors.map((issue: { path: string }) => issue.path),
+            ["cursor"]
+          )
+          // An operator sees the user's own ids, so either view's cursor continues the other.
+          const viaAdmin = yield* asAdmin(`${adminStatement(ada.userId)}?limit=2&cursor=${first.nextCursor}`)
+          assert.strictEqual(viaAdmin.status, 200, viaAdmin.text)
+          assert.deepStrictEqual(viaAdmin.json.data.items, all.items.slice(2, 4))
+        })
     )
 
     it.effect("a bad cursor, filter or limit is a 400 in the envelope, naming what was wrong; no token is a 401", () =>
