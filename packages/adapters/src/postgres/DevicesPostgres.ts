@@ -85,7 +85,7 @@ const DEVICE_LIMIT_LOCK = 18
 
 /**
  * `Devices` on PostgreSQL (table `user_devices`, migrations `0012_user_devices` and
- * `0017_device_token_erasure`: an inactive device keeps no token, and a user at most
+ * `0019_device_token_erasure`: an inactive device keeps no token, and a user at most
  * `MAX_INACTIVE_DEVICES` inactive rows).
  *
  * A registration is one statement (behind its user's lock, below). `previous` reads, and locks, the token's row as it is when the
@@ -205,7 +205,7 @@ export const make = Effect.gen(function* () {
   const list = (userId: UserId) => activeOf(userId).pipe(Effect.orDie)
 
   /**
-   * Deactivates the device, erasing its token (nothing sends to an inactive device; migration 0017),
+   * Deactivates the device, erasing its token (nothing sends to an inactive device; migration 0019),
    * and deletes the user's inactive rows beyond the newest `MAX_INACTIVE_DEVICES`, in one statement.
    * The DELETE reads the snapshot from before the UPDATE, in which this device is still active: it
    * keeps the newest MAX_INACTIVE_DEVICES − 1 others, and this one makes the number.
@@ -242,5 +242,5 @@ export const make = Effect.gen(function* () {
   return Devices.of({ register, list, remove, deactivate })
 })
 
-/** Needs a `SqlClient` on a database migrated through `0017_device_token_erasure`. */
+/** Needs a `SqlClient` on a database migrated through `0019_device_token_erasure`. */
 export const layer: Layer.Layer<Devices, never, SqlClient.SqlClient> = Layer.effect(Devices, make)

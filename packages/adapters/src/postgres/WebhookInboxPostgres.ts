@@ -203,7 +203,7 @@ export const layer = Layer.effect(
           WHERE kind = ${event.kind} AND reference = ${event.reference} AND outcome <> 'conflict'`
     })
 
-    // Once per distinct conflict (migration 0016): a repeat's insert does nothing, and the kept row
+    // Once per distinct conflict (migration 0018): a repeat's insert does nothing, and the kept row
     // is read instead. The read is a statement of its own so that it sees a repeat committed while
     // this insert waited on the index.
     const insertConflict = SqlSchema.findAll({

@@ -15,8 +15,8 @@ import userDevices from "./0012_user_devices.ts"
 import ledgerStatement from "./0013_ledger_statement.ts"
 import wheelClientSeeds from "./0014_wheel_client_seeds.ts"
 import notificationOutbox from "./0015_notification_outbox.ts"
-import webhookConflictKey from "./0016_webhook_conflict_key.ts"
-import deviceTokenErasure from "./0017_device_token_erasure.ts"
+import webhookConflictKey from "./0018_webhook_conflict_key.ts"
+import deviceTokenErasure from "./0019_device_token_erasure.ts"
 
 /**
  * Every migration, keyed `<id>_<name>`. Statically imported (not read from a folder) so the set is
@@ -38,6 +38,6 @@ export const migrations: Record<string, Effect.Effect<unknown, unknown, SqlClien
   "0013_ledger_statement": ledgerStatement,
   "0014_wheel_client_seeds": wheelClientSeeds,
   "0015_notification_outbox": notificationOutbox,
-  "0016_webhook_conflict_key": webhookConflictKey,
-  "0017_device_token_erasure": deviceTokenErasure
+  "0018_webhook_conflict_key": webhookConflictKey,
+  "0019_device_token_erasure": deviceTokenErasure
 }
