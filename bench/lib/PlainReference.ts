@@ -93,8 +93,11 @@ export async function startPlain(port: number, http: Http) {
     for (const part of zoned.formatToParts(at)) parts[part.type] = part.value
     const elapsed = Number(parts.hour) * 3600 + Number(parts.minute) * 60 + Number(parts.second)
     const left = 86_400 - elapsed
+    const opensAt = new Date(at.getTime() - elapsed * 1000 - at.getMilliseconds())
     return {
       round: `${parts.year}-${parts.month}-${parts.day}`,
+      opensAt,
+      closesAt: new Date(opensAt.getTime() + 86_400_000),
       expiresIn: `${pad(Math.floor(left / 3600))}:${pad(Math.floor((left % 3600) / 60))}:${pad(left % 60)}`
     }
   }
@@ -464,7 +467,7 @@ export async function startPlain(port: number, http: Http) {
     const userId = await authenticate(request)
     if (userId === undefined) return http.send(response, 401, { status: 401, message: "Unauthorized" })
     const at = new Date()
-    const { round, expiresIn } = clock(at)
+    const { round, expiresIn, opensAt, closesAt } = clock(at)
     const outcome = await run(
       Effect.gen(function* () {
         const rows = yield* activeWheel
@@ -474,10 +477,11 @@ export async function startPlain(port: number, http: Http) {
         const spinId = randomUUID()
         // ClientSeed.defaultClientSeed: the first 32 hex digits of SHA-256 of the user id.
         const fallback = createHash("sha256").update(userId).digest("hex").slice(0, 32)
-        // SpinAndWinService.spin: the seed and next nonce read, the draw, then one statement that
-        // takes the nonce, records the spin, posts and announces its prize and reads the coin
-        // balance (SpinRepository.record); drawn again when the nonce was taken meanwhile.
-        for (;;) {
+        // SpinAndWinService.spin: the seed and next nonce read once, the draw, then one statement
+        // that, while the round is open by the database's clock, takes the nonce, records the spin,
+        // posts and announces its prize and reads the coin balance (SpinRepository.record); refused
+        // when the nonce was taken meanwhile or the round closed.
+        {
           const [state] = yield* sql<{ clientSeed: string; nonce: number }>`SELECT client_seed AS "clientSeed",
               next_nonce AS nonce FROM wheel_client_seeds WHERE user_id = ${userId}`
           const { clientSeed, nonce } = state ?? { clientSeed: fallback, nonce: 0 }
@@ -490,14 +494,19 @@ export async function startPlain(port: number, http: Http) {
           const prize = Number(segment.value)
           const coinAccount = `user:${userId}:coins`
           const parts = [
+            sql`open AS (
+                SELECT 1 WHERE now() >= ${opensAt}::timestamptz AND now() < ${closesAt}::timestamptz
+              )`,
             sql`claimed AS (
                 UPDATE wheel_client_seeds SET next_nonce = next_nonce + 1
                 WHERE user_id = ${userId} AND client_seed = ${clientSeed} AND next_nonce = ${nonce}::int
+                  AND EXISTS (SELECT 1 FROM open)
                 RETURNING user_id
               )`,
             sql`created AS (
                 INSERT INTO wheel_client_seeds (user_id, client_seed, next_nonce)
                 SELECT ${userId}, ${clientSeed}, 1 WHERE ${nonce}::int = 0 AND NOT EXISTS (SELECT 1 FROM claimed)
+                  AND EXISTS (SELECT 1 FROM open)
                 ON CONFLICT (user_id) DO NOTHING
                 RETURNING user_id
               )`,
@@ -550,6 +559,7 @@ export async function startPlain(port: number, http: Http) {
           if (written?.recorded === true) {
             return { segment, prize, spinId, coins: Number(written.coins), commitment: seed.commitment }
           }
+          return yield* Effect.fail(new Refused("round closed or contended"))
         }
       }).pipe(Effect.result)
     )

@@ -2,6 +2,7 @@ import { Console, Effect } from "effect"
 import { Command, Flag } from "effect/cli"
 import * as Backend from "./Backend.ts"
 import { CommandEnvironment } from "./Runtime.ts"
+import { printText } from "./TerminalText.ts"
 
 const migrateDirectly = Effect.gen(function* () {
   // Loaded only when the command runs.
@@ -26,7 +27,7 @@ const migrate = Command.make(
       if (json) {
         yield* Console.log(JSON.stringify({ applied: names }))
       } else {
-        yield* Console.log(names.length === 0 ? "Database is up to date" : `Applied ${names.join(", ")}`)
+        yield* printText(names.length === 0 ? "Database is up to date" : `Applied ${names.join(", ")}`)
       }
     }).pipe(Effect.provide(CommandEnvironment))
 ).pipe(Command.withDescription("Apply pending database migrations (safe to run again, and concurrently)"))

@@ -11,6 +11,7 @@ import { Argument, Command, Flag } from "effect/cli"
 import * as Backend from "./Backend.ts"
 import { CommandEnvironment, UsageError } from "./Runtime.ts"
 import * as ServiceClient from "./ServiceClient.ts"
+import { field, printText } from "./TerminalText.ts"
 
 /** An id named no notification. */
 export class NotificationsCommandFailed extends Data.TaggedError("NotificationsCommandFailed")<{
@@ -47,7 +48,9 @@ const describeRow = (row: NotificationView) =>
     row.createdAt,
     // Sends made while an earlier one may have reached the provider; "?" while a send is unconfirmed.
     `resends=${row.resends}${row.unconfirmed ? "?" : ""}`
-  ].join("\t")
+  ]
+    .map(field)
+    .join("\t")
 
 interface ListQuery {
   readonly status: OutboxStatus | undefined
@@ -89,7 +92,7 @@ const list = Command.make(
           ? yield* listThroughService(backend.url, query)
           : yield* onDatabase((service) => service.list(query))
       if (json) yield* Console.log(JSON.stringify(rows))
-      else for (const row of rows) yield* Console.log(describeRow(row))
+      else for (const row of rows) yield* printText(describeRow(row))
     }).pipe(Effect.provide(CommandEnvironment))
 ).pipe(
   Command.withDescription(
@@ -183,10 +186,10 @@ const retry = Command.make(
       const { results, notFound } =
         backend._tag === "Service" ? yield* retryThroughService(backend.url, which) : yield* retryDirectly(which)
       if (json) yield* Console.log(JSON.stringify({ results, notFound }))
-      else if (results.length === 0 && Option.isSome(status)) yield* Console.log(`No ${status.value} notifications`)
+      else if (results.length === 0 && Option.isSome(status)) yield* printText(`No ${status.value} notifications`)
       else {
         for (const result of results) {
-          yield* Console.log([result.id, `retried=${result.retried ? "yes" : "no"}`, result.status].join("\t"))
+          yield* printText([result.id, `retried=${result.retried ? "yes" : "no"}`, result.status].map(field).join("\t"))
         }
       }
       if (notFound.length > 0) {

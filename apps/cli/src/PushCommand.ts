@@ -4,6 +4,7 @@ import { Command, Flag } from "effect/cli"
 import * as Backend from "./Backend.ts"
 import { CommandEnvironment, UsageError } from "./Runtime.ts"
 import * as ServiceClient from "./ServiceClient.ts"
+import { printText } from "./TerminalText.ts"
 
 /** Sends from this process: the configured gateways, recording the attempt in the database. */
 const sendDirectly = (message: PushMessage) =>
@@ -49,10 +50,10 @@ const send = Command.make(
       if (json) {
         yield* Console.log(JSON.stringify(result))
       } else if (result.success) {
-        yield* Console.log(`sent: ${result.providerMessageId}`)
+        yield* printText(`sent: ${result.providerMessageId}`)
       } else {
         const flags = [result.shouldDeactivateToken ? "deactivate token" : "", result.retryable ? "retryable" : ""]
-        yield* Console.log(
+        yield* printText(
           `refused: ${result.errorCode} ${result.errorMessage ?? ""} ${flags.filter((flag) => flag !== "").join(", ")}`.trim()
         )
       }

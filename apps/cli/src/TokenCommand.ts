@@ -2,6 +2,7 @@ import { jwtSettings } from "@payments-gaming/adapters/auth/JwtConfig"
 import { Console, Duration, Effect, Option } from "effect"
 import { Command, Flag } from "effect/cli"
 import { CommandEnvironment, UsageError } from "./Runtime.ts"
+import { printText } from "./TerminalText.ts"
 
 const TTL = /^(\d+)\s*(s|m|h|d)$/
 /** The lifetime of a token minted without `--ttl`, shortened when AUTH_MAX_TOKEN_TTL is shorter. */
@@ -60,7 +61,7 @@ const mint = Command.make(
         const expiresAt = new Date(Date.now() + Duration.toMillis(Duration.seconds(ttlSeconds))).toISOString()
         yield* Console.log(JSON.stringify({ token, sub, roles: role, expiresAt }))
       } else {
-        yield* Console.log(token)
+        yield* printText(token)
       }
     }).pipe(Effect.provide(CommandEnvironment))
 ).pipe(

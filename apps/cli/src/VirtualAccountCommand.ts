@@ -10,6 +10,7 @@ import * as Backend from "./Backend.ts"
 import { decodeFlag, decodeOptionalFlag } from "./FlagValue.ts"
 import { CommandEnvironment } from "./Runtime.ts"
 import * as ServiceClient from "./ServiceClient.ts"
+import { printText } from "./TerminalText.ts"
 
 const linkDirectly = (accountNumber: string, request: LinkVirtualAccountRequest) =>
   Effect.gen(function* () {
@@ -75,7 +76,7 @@ const link = Command.make(
         yield* Console.log(JSON.stringify({ created, account }))
       } else {
         const what = `${account.accountNumber} to ${account.userId} (${account.currency})`
-        yield* Console.log(created ? `created: linked ${what}` : `already linked: ${what}`)
+        yield* printText(created ? `created: linked ${what}` : `already linked: ${what}`)
       }
     }).pipe(Effect.provide(CommandEnvironment))
 ).pipe(

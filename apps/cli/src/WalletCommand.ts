@@ -4,7 +4,6 @@ import {
   StatementCursor,
   type StatementItem,
   StatementPage,
-  type StatementPosition,
   type StatementQuery,
   StatementService
 } from "@payments-gaming/domain/ledger"
@@ -15,6 +14,7 @@ import * as Backend from "./Backend.ts"
 import { decodeFlag, decodeOptionalFlag } from "./FlagValue.ts"
 import { CommandEnvironment, UsageError } from "./Runtime.ts"
 import * as ServiceClient from "./ServiceClient.ts"
+import { field, printText } from "./TerminalText.ts"
 
 /** The largest page the service gives; the command follows the cursor page by page. */
 const PAGE = 200
@@ -40,7 +40,7 @@ const pageThroughService = (baseUrl: string, userId: UserId, query: StatementQue
     if (query.currency !== undefined) search.set("currency", query.currency)
     if (query.from !== undefined) search.set("from", query.from.toISOString())
     if (query.to !== undefined) search.set("to", query.to.toISOString())
-    if (query.after !== undefined) search.set("cursor", Schema.encodeSync(StatementCursor)(query.after))
+    if (query.after !== undefined) search.set("cursor", query.after)
     const answer = yield* ServiceClient.call(baseUrl, {
       method: "GET",
       path: `/v1/admin/users/${encodeURIComponent(userId)}/transactions?${search}`
@@ -55,7 +55,7 @@ const pageThroughService = (baseUrl: string, userId: UserId, query: StatementQue
 const collect = <E, R>(
   page: (query: StatementQuery) => Effect.Effect<StatementPage, E, R>,
   filters: Filters,
-  after: StatementPosition | undefined,
+  after: string | undefined,
   max: number | undefined
 ) =>
   Effect.gen(function* () {
@@ -73,7 +73,7 @@ const collect = <E, R>(
 
 const COLUMNS = ["id", "occurredAt", "kind", "direction", "amount", "balanceAfter", "currency", "reference"] as const
 
-const fieldsOf = (item: StatementItem) => COLUMNS.map((column) => item[column])
+const fieldsOf = (item: StatementItem) => COLUMNS.map((column) => field(item[column]))
 
 /**
  * One CSV field (RFC 4180): quoted when it holds a comma, quote or line break. A field a
@@ -166,22 +166,24 @@ const statement = Command.make(
         backend._tag === "Service"
           ? pageThroughService(backend.url, userId, query)
           : pageDirectly(userId, query).pipe(
-              Effect.catchTag("InvalidStatementPeriod", (error) =>
-                Effect.fail(new UsageError({ message: error.message }))
-              )
+              Effect.catchTags({
+                InvalidStatementPeriod: (error) => Effect.fail(new UsageError({ message: error.message })),
+                InvalidStatementCursor: () =>
+                  Effect.fail(new UsageError({ message: "--cursor: not a cursor of this user's statement" }))
+              })
             )
       const found = yield* collect(page, { currency, from, to }, after, max)
       if (flags.json) {
         yield* Console.log(
           JSON.stringify({
             items: found.items,
-            nextCursor: found.nextCursor === null ? null : Schema.encodeSync(StatementCursor)(found.nextCursor)
+            nextCursor: found.nextCursor
           })
         )
       } else if (flags.csv) {
-        yield* Console.log(csv(found.items))
+        yield* printText(csv(found.items))
       } else if (found.items.length > 0) {
-        yield* Console.log(table(found.items))
+        yield* printText(table(found.items))
       }
     }).pipe(Effect.provide(CommandEnvironment))
 ).pipe(

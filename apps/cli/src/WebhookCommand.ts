@@ -17,6 +17,7 @@ import { Argument, Command, Flag } from "effect/cli"
 import * as Backend from "./Backend.ts"
 import { CommandEnvironment, UsageError } from "./Runtime.ts"
 import * as ServiceClient from "./ServiceClient.ts"
+import { field, printText } from "./TerminalText.ts"
 
 /** The command ran but did not do what was asked: the server refused, or could not be reached. */
 export class WebhookCommandFailed extends Data.TaggedError("WebhookCommandFailed")<{ readonly message: string }> {}
@@ -47,7 +48,7 @@ const signFile = (path: string) =>
 const sign = Command.make("sign", { file, json }, ({ file, json }) =>
   Effect.gen(function* () {
     const { signature } = yield* signFile(file)
-    yield* Console.log(json ? JSON.stringify({ signature }) : signature)
+    yield* json ? Console.log(JSON.stringify({ signature })) : printText(signature)
   }).pipe(Effect.provide(CommandEnvironment))
 ).pipe(
   Command.withDescription(
@@ -125,8 +126,8 @@ const send = Command.make(
       if (json) {
         yield* Console.log(JSON.stringify({ status: response.status, body: parseBody(response.text) }))
       } else {
-        yield* Console.log(`${response.status} ${response.statusText}`.trim())
-        yield* Console.log(response.text)
+        yield* printText(`${response.status} ${response.statusText}`.trim())
+        yield* printText(response.text)
       }
       // Only an acknowledgement counts: a provider retries anything else.
       if (response.status < 200 || response.status > 299) process.exitCode = 1
@@ -155,7 +156,9 @@ const describeResult = (result: ReplayResult) =>
     `replayed=${yesNo(result.replayed)}`,
     result.outcome,
     result.reason ?? "-"
-  ].join("\t")
+  ]
+    .map(field)
+    .join("\t")
 
 interface Replayed {
   readonly results: ReadonlyArray<ReplayResult>
@@ -264,9 +267,9 @@ const replay = Command.make(
       if (json) {
         yield* Console.log(JSON.stringify({ results, notFound }))
       } else if (results.length === 0 && Option.isSome(status)) {
-        yield* Console.log(`No ${status.value} events`)
+        yield* printText(`No ${status.value} events`)
       } else {
-        for (const result of results) yield* Console.log(describeResult(result))
+        for (const result of results) yield* printText(describeResult(result))
       }
       if (notFound.length > 0) {
         return yield* new WebhookCommandFailed({ message: `no webhook event ${notFound.join(", ")}` })
@@ -287,7 +290,7 @@ const replay = Command.make(
 )
 
 const describeEvent = (item: WebhookEventPage["items"][number]) =>
-  [item.id, item.kind, item.reference, item.outcome, item.reason ?? "-", item.receivedAt].join("\t")
+  [item.id, item.kind, item.reference, item.outcome, item.reason ?? "-", item.receivedAt].map(field).join("\t")
 
 interface ListQuery {
   readonly outcome: Outcome | undefined
@@ -348,7 +351,7 @@ const list = Command.make(
       if (json) {
         yield* Console.log(JSON.stringify(Schema.encodeSync(WebhookEventPage)(page)))
       } else {
-        for (const item of page.items) yield* Console.log(describeEvent(item))
+        for (const item of page.items) yield* printText(describeEvent(item))
       }
     }).pipe(Effect.provide(CommandEnvironment))
 ).pipe(

@@ -6,6 +6,7 @@
 // it without loading the server.
 import * as CreditCardTypeBrandDetector from "@payments-gaming/adapters/cards/CreditCardTypeBrandDetector"
 import * as HmacCardFingerprinter from "@payments-gaming/adapters/cards/HmacCardFingerprinter"
+import * as StatementIdCipher from "@payments-gaming/adapters/ledger/StatementIdCipher"
 import * as NotificationSettingsConfig from "@payments-gaming/adapters/notifications/NotificationSettingsConfig"
 import * as BankingDeadLetters from "@payments-gaming/adapters/postgres/BankingDeadLetters"
 import * as CardRepositoryPg from "@payments-gaming/adapters/postgres/CardRepository"
@@ -35,8 +36,14 @@ import { NotificationDelivery, NotificationsService, NotificationWorker } from "
 import type { PushGateways } from "@payments-gaming/domain/push"
 import { PushService } from "@payments-gaming/domain/push"
 import { TriviaService } from "@payments-gaming/domain/trivia"
-import { layerWheelCaches, SpinAndWinService, type WheelRandom } from "@payments-gaming/domain/wheel"
+import {
+  layerWheelCaches,
+  SpinAndWinService,
+  type SpinRepository,
+  type WheelRandom
+} from "@payments-gaming/domain/wheel"
 import { Context, Layer } from "effect"
+import type { SqlClient } from "effect/sql"
 
 // Every layer below needs the ambient `SqlClient` (see postgres/Database.ts) and reads its settings
 // from the ambient configuration. Each use case keeps its own ports reachable beside it, so tests
@@ -63,6 +70,8 @@ export const Banking = Layer.mergeAll(
       VirtualAccountsPostgres.layer,
       TransfersPostgres.layer,
       LedgerStatementPostgres.layer,
+      // Statement ids and cursors sealed per user (issue 34), keyed from CARD_FINGERPRINT_KEY.
+      StatementIdCipher.layerConfig,
       // A credit writes its notification with its posting (notification_outbox).
       NotificationOutboxPostgres.layer
     )
@@ -71,9 +80,13 @@ export const Banking = Layer.mergeAll(
 
 /**
  * The wheel on PostgreSQL and `node:crypto`, drawing with `random`, with the currency and zone from
- * `DEFAULT_CURRENCY` and `WHEEL_TIMEZONE`. Needs `Ledger`. Tests give a deterministic `random`.
+ * `DEFAULT_CURRENCY` and `WHEEL_TIMEZONE`. Needs `Ledger`. Tests give a deterministic `random`, and
+ * may give their own `spins` store (one that pins the database's clock to a TestClock's, say).
  */
-export const spinAndWinWith = <E, R>(random: Layer.Layer<WheelRandom, E, R>) =>
+export const spinAndWinWith = <E, R>(
+  random: Layer.Layer<WheelRandom, E, R>,
+  spins: Layer.Layer<SpinRepository, never, SqlClient.SqlClient> = SpinRepositoryPg.layer
+) =>
   SpinAndWinService.layer.pipe(
     // The caches sit between the use case and its stores only: the stores reachable beside the
     // service are the uncached ones, and each build of this layer has its own caches.
@@ -81,7 +94,7 @@ export const spinAndWinWith = <E, R>(random: Layer.Layer<WheelRandom, E, R>) =>
     Layer.provideMerge(
       Layer.mergeAll(
         WheelRepositoryPg.layer,
-        SpinRepositoryPg.layer,
+        spins,
         WheelRoundSeeds.layer,
         WheelClientSeeds.layer,
         NodeSeedCrypto.layer,

@@ -52,6 +52,8 @@ const answer = (status: number, message: string, style: EnvelopeStyle, formatLoc
   const body = JSON.stringify(envelope)
   return (
     `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json\r\n` +
+    // As the response middleware's withSafetyHeaders gives every other answer.
+    "X-Content-Type-Options: nosniff\r\nCache-Control: no-store\r\n" +
     `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`
   )
 }

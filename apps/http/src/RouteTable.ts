@@ -2,6 +2,14 @@ import * as FindMyWay from "effect/http/FindMyWay"
 import { HttpApi, type HttpApiGroup } from "effect/http-api"
 import { EnvelopeStyle, groupPolicyOf, policyOf, type RateLimitClass, RateLimited, Space } from "./RoutePolicy.ts"
 
+/**
+ * The router's settings, shared by the service's router (Server.ts) and this table's matcher so
+ * both match the same requests. `maxParamLength`: the longest path parameter matched. FindMyWay's
+ * default is 100, shorter than a user id (1 to 128 characters, a token's `sub`), so the admin
+ * user-statement route answered 404 for ids of 101 to 128 characters (issue 34).
+ */
+export const ROUTER_CONFIG = { maxParamLength: 128 } as const
+
 /** What the response middleware and the Node server need of a request's route. */
 export interface RouteEntry {
   /** The route pattern (`/v1/user/cards/:cardId`), a metric label: raw paths carry ids. */
@@ -41,8 +49,8 @@ const withoutTrailingSlash = (path: string) => (path.length > 1 && path.endsWith
 
 /**
  * The route policies of `api` (RoutePolicy.ts), read once at start-up with HttpApi.reflect and matched
- * per request by the matcher Effect's router uses (FindMyWay, with the router's default settings: case
- * folded, doubled and trailing slashes ignored), so the policy of a request is its route's, never a rule
+ * per request by the matcher Effect's router uses (FindMyWay, with the router's settings: its defaults
+ * (case folded, doubled and trailing slashes ignored) and `ROUTER_CONFIG`), so the policy of a request is its route's, never a rule
  * on the URL text. Once per request, by the response middleware: one lookup gives the metric label,
  * the envelope and the rate-limit class.
  *
@@ -54,7 +62,7 @@ export const make = <Id extends string, Groups extends HttpApiGroup.Constraint>(
   api: HttpApi.HttpApi<Id, Groups>,
   extra: ReadonlyArray<ExtraRoute>
 ): RouteTable => {
-  const router = FindMyWay.make<RouteEntry>()
+  const router = FindMyWay.make<RouteEntry>(ROUTER_CONFIG)
   const byPath = new Map<string, RouteEntry>()
   const spaces: Array<readonly [string, RouteEntry]> = []
   const add = (method: string, path: string, envelope: EnvelopeStyle, rateLimit: RateLimitClass) => {

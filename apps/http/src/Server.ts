@@ -31,6 +31,7 @@ import { METRICS_PATH, OPENAPI_PATH } from "./Paths.ts"
 import { PushHandlers } from "./push/PushHandlers.ts"
 import * as Ready from "./Ready.ts"
 import * as ResponseTime from "./ResponseTime.ts"
+import { ROUTER_CONFIG } from "./RouteTable.ts"
 import { routeTable } from "./ServiceRoutes.ts"
 import * as DocsRoute from "./system/DocsRoute.ts"
 import { SystemHandlers } from "./system/SystemHandlers.ts"
@@ -108,7 +109,7 @@ const listen = Layer.unwrap(
  * less CPU each (issue 16).
  */
 /** The HTTP application on whatever server, database and configuration it is given. */
-export const HttpApp = HttpRouter.serve(Routes, { disableLogger: true }).pipe(
+export const HttpApp = HttpRouter.serve(Routes, { disableLogger: true, routerConfig: ROUTER_CONFIG }).pipe(
   Layer.provide(Adapters),
   Layer.provide(Tracing.layerConfig)
 )

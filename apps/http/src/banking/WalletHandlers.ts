@@ -1,6 +1,6 @@
 import type { UserId } from "@payments-gaming/domain/auth"
 import { BankingService } from "@payments-gaming/domain/banking"
-import { type StatementPosition, StatementService } from "@payments-gaming/domain/ledger"
+import { StatementService } from "@payments-gaming/domain/ledger"
 import type { Unit } from "@payments-gaming/domain/money"
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
@@ -13,14 +13,17 @@ const conflictError = (error: { readonly message: string }) => Effect.fail(confl
 
 const DEFAULT_STATEMENT_LIMIT = 50
 
-/** One statement page for `userId`; a period with `from` not before `to` is a 400 naming both. */
+/**
+ * One statement page for `userId`; a period with `from` not before `to` is a 400 naming both, a
+ * cursor that is not this user's a 400 naming it.
+ */
 const statementOf =
   (statements: StatementService["Service"]) =>
   (
     userId: UserId,
     query: {
       readonly limit?: number
-      readonly cursor?: StatementPosition
+      readonly cursor?: string
       readonly currency?: Unit
       readonly from?: Date
       readonly to?: Date
@@ -35,14 +38,22 @@ const statementOf =
         limit: query.limit ?? DEFAULT_STATEMENT_LIMIT
       })
       .pipe(
-        Effect.catchTag("InvalidStatementPeriod", (error) =>
-          Effect.fail(
-            badRequest("Invalid statement period", [
-              { path: "from", message: error.message },
-              { path: "to", message: error.message }
-            ])
-          )
-        ),
+        Effect.catchTags({
+          InvalidStatementPeriod: (error) =>
+            Effect.fail(
+              badRequest("Invalid statement period", [
+                { path: "from", message: error.message },
+                { path: "to", message: error.message }
+              ])
+            ),
+          // Well formed, but not a cursor this user's statement handed out (another user's, or forged).
+          InvalidStatementCursor: () =>
+            Effect.fail(
+              badRequest("Invalid cursor", [
+                { path: "cursor", message: "an opaque cursor from a previous page's nextCursor" }
+              ])
+            )
+        }),
         Effect.flatMap((page) => ok("Wallet transactions fetched", page))
       )
 

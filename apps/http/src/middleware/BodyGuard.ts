@@ -14,10 +14,33 @@ const fatalUtf8 = new TextDecoder("utf-8", { fatal: true })
 // biome-ignore lint/suspicious/noControlCharactersInRegex: matching NUL is the point of this check
 const NUL = /\u0000|(?<!\\)(?:\\\\)*\\u0000/i
 
+// A JSON escape of a surrogate (U+D800 to U+DFFF), the only way a body that is valid UTF-8 can
+// carry a lone one. Bodies without it (nearly all) are not parsed here.
+const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/
+
+/**
+ * Whether every string of the JSON `text`, keys included, is well-formed UTF-16. A lone surrogate
+ * would be stored as U+FFFD, so what was stored would not be what was sent (issue 34). Text that is
+ * not JSON passes: the payload's decoder answers it.
+ */
+const wellFormedJson = (text: string): boolean => {
+  if (!SURROGATE_ESCAPE.test(text)) return true
+  let wellFormed = true
+  try {
+    JSON.parse(text, (key, value) => {
+      if (!key.isWellFormed() || (typeof value === "string" && !value.isWellFormed())) wellFormed = false
+      return value
+    })
+  } catch {
+    return true
+  }
+  return wellFormed
+}
+
 /**
  * Refuses, before authentication and before any decoding, JSON bodies no field may legitimately
- * carry: invalid UTF-8 (which the JSON reader would silently turn into U+FFFD and store) and NUL
- * characters. Applied to every endpoint of the API (Api.ts); whether it guards one is decided from
+ * carry: invalid UTF-8 (which the JSON reader would silently turn into U+FFFD and store), NUL
+ * characters, and lone surrogates written as JSON escapes (which PostgreSQL would store as U+FFFD). Applied to every endpoint of the API (Api.ts); whether it guards one is decided from
  * the route it matched, never from the URL text: endpoints without a payload read no body, and an
  * endpoint annotated `ReadsRawBody` (the webhook, whose signature must be checked over the exact
  * bytes first) applies the same rules itself, dead-lettering what it refuses.
@@ -44,6 +67,11 @@ export const layer = Layer.succeed(BodyGuard, (effect, route) => {
     if (NUL.test(text)) {
       return yield* badRequest("Request body contains a NUL character", [
         { path: "", message: "strings must not contain NUL characters" }
+      ])
+    }
+    if (!wellFormedJson(text)) {
+      return yield* badRequest("Request body contains a lone surrogate", [
+        { path: "", message: "strings must be well-formed UTF-16 (no lone surrogate \\uD800-\\uDFFF)" }
       ])
     }
     return yield* effect

@@ -131,6 +131,20 @@ export const logTarget = (url: string): string => {
   return names.size === 0 ? url.slice(0, mark) : `${url.slice(0, mark)}?${[...names].join("&")}`
 }
 
+/**
+ * Headers every answer carries: `nosniff`, so a browser never runs a JSON body (a reference or a
+ * raw webhook body an attacker wrote) as HTML or script; and `no-store` unless the route chose its
+ * own caching (`/docs`), so no browser or proxy keeps a card, a statement or a raw webhook body
+ * after the request (issue 34). Every answer, not only the authenticated ones: a 401 or a 404 says
+ * nothing worth keeping, and one rule is one the next route cannot miss.
+ */
+export const withSafetyHeaders = (response: HttpServerResponse.HttpServerResponse) => {
+  const nosniff = HttpServerResponse.setHeader(response, "x-content-type-options", "nosniff")
+  return response.headers["cache-control"] === undefined
+    ? HttpServerResponse.setHeader(nosniff, "cache-control", "no-store")
+    : nosniff
+}
+
 const decoder = new TextDecoder()
 /** The JSON object an error response already carries (our ApiErrors), if any. */
 const bodyObject = (response: HttpServerResponse.HttpServerResponse): Record<string, unknown> => {
@@ -183,8 +197,8 @@ const envelopeError = (
  * The outermost middleware: request id (accepted from `X-Request-Id` when sane, else generated,
  * echoed back and attached to every log line), error envelopes, one access-log line (query values
  * left out: see logTarget), the 500's
- * cause logged with the request id (a database outage is a 503 instead: see failureResponse), and
- * the Prometheus request metrics.
+ * cause logged with the request id (a database outage is a 503 instead: see failureResponse), the
+ * Prometheus request metrics, and `nosniff` and `no-store` on every answer (withSafetyHeaders).
  */
 export const layer = (routes: RouteTable) =>
   HttpRouter.middleware(
@@ -242,7 +256,7 @@ export const layer = (routes: RouteTable) =>
               request.method,
               url,
               route.label,
-              HttpServerResponse.setHeader(response, REQUEST_ID_HEADER, requestId),
+              HttpServerResponse.setHeader(withSafetyHeaders(response), REQUEST_ID_HEADER, requestId),
               started
             )
           // Per address, before the body is read; its 429 is enveloped below like any other answer.

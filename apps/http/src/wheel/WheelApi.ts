@@ -61,7 +61,7 @@ export class WheelApi extends HttpApiGroup.make("wheel")
     }).annotateMerge(
       OpenApi.annotations({
         summary:
-          "Spin once in the current round (409 on a second spin, or when the caller's own concurrent client-seed changes keep racing it; a repeated Idempotency-Key returns the first result)",
+          "Spin once in the current round (409 on a second spin, when the caller's own concurrent client-seed change took its nonce, or when the round closed before the spin was recorded: nothing spun, spin again; a repeated Idempotency-Key returns the first result)",
         description: "X-Spin-Id, X-Spin-Round and X-Round-Commitment identify the draw for later verification."
       })
     ),
@@ -97,7 +97,7 @@ export class WheelApi extends HttpApiGroup.make("wheel")
         summary:
           "A finished round laid open: its server seed, commitment, and the caller's own spin (with its client " +
           "seed and nonce) and draw ranges " +
-          "(409 while it runs)",
+          "(409 while it runs and for a minute after it ends)",
         description:
           "Lists only the caller's own spins (with their user id, client seed and nonce, needed to recompute the " +
           "draw); other players' " +

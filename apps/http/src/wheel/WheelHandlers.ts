@@ -9,7 +9,10 @@ import { CurrentUser } from "../middleware/CurrentUser.ts"
 import { pageOf } from "../Paging.ts"
 import { SpinData, WheelData } from "./WheelApi.ts"
 
-/** A refusal the player can act on (spin again next round, or now), answered 409 with its message. */
+/**
+ * A refusal the player can act on (spin again next round, or now: a spin whose round closed before
+ * its write was recorded nowhere), answered 409 with its message.
+ */
 const asConflict = (error: { readonly message: string }) => Effect.fail(conflict(error.message))
 
 const encodeWheel = Schema.encodeSync(WheelData)
@@ -48,7 +51,7 @@ export const WheelHandlers = HttpApiBuilder.group(Api, "wheel", (handlers) =>
           const user = yield* CurrentUser
           const outcome = yield* wheel
             .spin(user.userId, headers["idempotency-key"])
-            .pipe(Effect.catchTags({ AlreadySpun: asConflict, SpinContended: asConflict }))
+            .pipe(Effect.catchTags({ AlreadySpun: asConflict, SpinContended: asConflict, RoundClosed: asConflict }))
           const body = yield* ok(outcome.replayed ? "Spin already made" : "Spin completed", encodeSpin(outcome))
           return HttpServerResponse.jsonUnsafe(body, {
             headers: {

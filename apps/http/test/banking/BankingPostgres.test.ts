@@ -2,6 +2,7 @@ import { assert, describe, it, layer } from "@effect/vitest"
 import { runMigrations } from "@payments-gaming/adapters/postgres/Migrations"
 import * as PostgresClient from "@payments-gaming/adapters/postgres/PostgresClient"
 import { TestDatabase as BankingDatabase, freshDatabaseUrl } from "@payments-gaming/adapters/test/support/TestDatabase"
+import { TEST_SECRETS } from "@payments-gaming/adapters/test/support/TestSecrets"
 import { BankingService } from "@payments-gaming/domain/banking"
 import { Ledger } from "@payments-gaming/domain/ledger"
 import {
@@ -13,13 +14,17 @@ import {
 } from "@payments-gaming/domain/test/support/bankingContract"
 import { bytes, credit, unique } from "@payments-gaming/domain/test/support/fixtures"
 import * as Layers from "@payments-gaming/http/Layers"
-import { type Context, Effect, Layer, Redacted } from "effect"
+import { ConfigProvider, type Context, Effect, Layer, Redacted } from "effect"
 import * as Reactivity from "effect/reactivity/Reactivity"
 import { SqlClient } from "effect/sql"
 import { inject } from "vitest"
 
 /** Banking as the server wires it, the ledger and every port reachable. */
-const OnLedger = Layers.Banking.pipe(Layer.provideMerge(Layers.Ledger))
+// The statement's ids are keyed from CARD_FINGERPRINT_KEY (StatementIdCipher): the suite's secrets.
+const OnLedger = Layers.Banking.pipe(
+  Layer.provide(ConfigProvider.layer(ConfigProvider.fromUnknown(TEST_SECRETS))),
+  Layer.provideMerge(Layers.Ledger)
+)
 const Live = OnLedger.pipe(Layer.provideMerge(BankingDatabase))
 
 describe("BankingService on PostgreSQL", () => {

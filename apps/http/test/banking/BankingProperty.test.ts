@@ -1,10 +1,11 @@
 import { assert, describe, it, layer } from "@effect/vitest"
 import { TestDatabase as BankingDatabase } from "@payments-gaming/adapters/test/support/TestDatabase"
+import { TEST_SECRETS } from "@payments-gaming/adapters/test/support/TestSecrets"
 import type { BankingContext } from "@payments-gaming/domain/test/support/bankingContract"
 import { operations, runScenario } from "@payments-gaming/domain/test/support/bankingScenario"
 import { BankingTesting } from "@payments-gaming/domain/testing"
 import * as Layers from "@payments-gaming/http/Layers"
-import { Effect, Layer } from "effect"
+import { ConfigProvider, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import fc from "fast-check"
 
@@ -42,10 +43,18 @@ describe("ledger invariants under random banking traffic", () => {
     120_000
   )
 
-  layer(Layers.Banking.pipe(Layer.provideMerge(Layers.Ledger), Layer.provideMerge(BankingDatabase)), {
-    timeout: "120 seconds",
-    excludeTestServices: true
-  })("on PostgreSQL", (it) => {
+  layer(
+    Layers.Banking.pipe(
+      // The statement's ids are keyed from CARD_FINGERPRINT_KEY (StatementIdCipher): the suite's secrets.
+      Layer.provide(ConfigProvider.layer(ConfigProvider.fromUnknown(TEST_SECRETS))),
+      Layer.provideMerge(Layers.Ledger),
+      Layer.provideMerge(BankingDatabase)
+    ),
+    {
+      timeout: "120 seconds",
+      excludeTestServices: true
+    }
+  )("on PostgreSQL", (it) => {
     // One database for all runs, kept apart by their prefixes; the tables are checked after each.
     it.effect(
       "hold for 40 random sequences",

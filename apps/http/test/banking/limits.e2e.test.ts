@@ -4,9 +4,9 @@ import { LedgerKeys } from "@payments-gaming/domain/ledger"
 import { MAX_NUMBER_LENGTH } from "@payments-gaming/domain/money"
 import { credit, type Json, transferEvent, unique } from "@payments-gaming/domain/test/support/fixtures"
 import * as Layers from "@payments-gaming/http/Layers"
-import { Effect, Layer } from "effect"
+import { ConfigProvider, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
-import { deliverWebhook, request, tokenFor, withTestServer } from "../support/TestServer.ts"
+import { deliverWebhook, request, TEST_ENV, tokenFor, withTestServer } from "../support/TestServer.ts"
 
 /**
  * Issue 14: every reference the decoder accepts works on every path (credit, transfer create,
@@ -67,7 +67,12 @@ const transferCount = (reference: string) =>
 /** Replays a stored event as the CLI does: the banking service on the server's database. */
 const replay = (eventId: string) =>
   BankingService.use((banking) => banking.replay(eventId)).pipe(
-    Effect.provide(Layers.Banking.pipe(Layer.provide(Layers.Ledger)))
+    Effect.provide(
+      Layers.Banking.pipe(
+        Layer.provide(Layers.Ledger),
+        Layer.provide(ConfigProvider.layer(ConfigProvider.fromUnknown(TEST_ENV)))
+      )
+    )
   )
 
 /** A signed webhook past a bound: 400 with the issue named, dead-lettered, nothing stored. */

@@ -121,6 +121,35 @@ describe("core-banking webhook over HTTP", () => {
         })
     )
 
+    it.effect(
+      "identical conflicting redeliveries keep one conflict row, counted once; another conflict keeps its own",
+      () =>
+        Effect.gen(function* () {
+          const { userId, accountNumber } = yield* newAccount
+          const reference = unique("VA")
+          const original = credit({ reference, accountNumber, amount: "1500.00", fee: "0", settled: "1500.00" })
+          assert.strictEqual((yield* deliver(original)).status, 200)
+          const before = yield* conflictCount("virtualaccount.credit")
+          const conflicting = credit({ reference, accountNumber, amount: "9500.00", fee: "0", settled: "9500.00" })
+          // Sequential repeats, one re-serialised with an amount written another way, then a burst.
+          for (let index = 0; index < 3; index++) assert.strictEqual((yield* deliver(conflicting)).status, 200)
+          const reworded = credit({ reference, accountNumber, amount: 9500, fee: 0, settled: "9500.000" })
+          assert.strictEqual((yield* deliver(reworded)).status, 200)
+          const burst = yield* Effect.forEach(Array.from({ length: 10 }), () => deliver(conflicting), {
+            concurrency: "unbounded"
+          })
+          assert.isTrue(burst.every((answer) => answer.status === 200))
+          assert.strictEqual(yield* countEvents(reference), 2)
+          assert.strictEqual(yield* conflictCount("virtualaccount.credit"), before + 1)
+          // A different conflict (another amount) is a row of its own.
+          const other = credit({ reference, accountNumber, amount: "7000.00", fee: "0", settled: "7000.00" })
+          assert.strictEqual((yield* deliver(other)).status, 200)
+          assert.strictEqual(yield* countEvents(reference), 3)
+          assert.strictEqual(yield* conflictCount("virtualaccount.credit"), before + 2)
+          assert.strictEqual(ngn(yield* wallet(userId)), "1500.00")
+        })
+    )
+
     it.effect("50 concurrent identical deliveries credit once", () =>
       Effect.gen(function* () {
         const { userId, accountNumber } = yield* newAccount

@@ -122,6 +122,55 @@ describe("cards over HTTP", () => {
       })
     )
 
+    it.effect(
+      "a card number in the name in fullwidth or Arabic-Indic digits, or a lone surrogate anywhere, is a 400; nothing stored",
+      () =>
+        Effect.gen(function* () {
+          const userId = unique("scripts")
+          const token = yield* tokenFor(userId)
+          const digits = "4242424242424242"
+          const inScript = (zero: number) => [...digits].map((d) => String.fromCodePoint(zero + Number(d))).join("")
+          for (const name of [`Ada ${inScript(0xff10)}`, `Ada ${inScript(0x0660)}`]) {
+            const response = yield* request("/v1/user/cards", {
+              method: "POST",
+              token,
+              body: card("5555555555554444", { cardholderName: name })
+            })
+            assert.strictEqual(response.status, 400, name)
+            assert.deepStrictEqual(
+              response.json.errors.map((issue: { path: string }) => issue.path),
+              ["cardholderName"]
+            )
+          }
+          // JSON.stringify writes a lone surrogate as its escape, as a hostile client would.
+          for (const body of [
+            card("5555555555554444", { cardholderName: "Ada \ud800 Obi" }),
+            card("5555555555554444", { cardholderName: "Ada Obi", extra: { "\udfff": 1 } })
+          ]) {
+            const response = yield* request("/v1/user/cards", { method: "POST", token, body })
+            assert.strictEqual(response.status, 400, JSON.stringify(body))
+            assert.strictEqual(response.json.message, "Request body contains a lone surrogate")
+          }
+          // Other routes refuse it the same way, before authentication or any field is read.
+          const trivia = yield* request("/v1/gaming/trivia/challenges", {
+            method: "POST",
+            body: { title: "quiz \udbff" }
+          })
+          assert.strictEqual(trivia.status, 400)
+          const sql = yield* SqlClient.SqlClient
+          const [stored] = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM cards WHERE user_id = ${userId}`
+          assert.strictEqual(stored?.n, 0)
+          // A surrogate pair (an emoji) is a character like any other.
+          const emoji = yield* request("/v1/user/cards", {
+            method: "POST",
+            token,
+            body: card("5555555555554444", { cardholderName: "Ada \u{1f600}" })
+          })
+          assert.strictEqual(emoji.status, 200)
+          assert.strictEqual(emoji.json.data.cardholderName, "Ada \u{1f600}")
+        })
+    )
+
     it.effect("a duplicate is 409 whatever the expiry, also when sent concurrently; another user may add it", () =>
       Effect.gen(function* () {
         const token = yield* tokenFor(unique("dup"))

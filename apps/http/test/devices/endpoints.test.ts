@@ -7,6 +7,14 @@ import { SqlClient } from "effect/sql"
 import { request, type TestResponse, tokenFor, withTestServer } from "../support/TestServer.ts"
 
 // Every line the server logs, as JSON with its annotations and cause: the sweep below reads them all.
+/** `device_token_reassigned_total{tokenType="FCM"}` on /metrics; 0 before the first move. */
+const reassignedCount = Effect.map(request("/metrics"), (response) => {
+  const line = response.text
+    .split("\n")
+    .find((text) => text.startsWith('device_token_reassigned_total{tokenType="FCM"}'))
+  return line === undefined ? 0 : Number(line.split(" ").at(-1))
+})
+
 const logLines: Array<string> = []
 const capture = Logger.map(Logger.formatJson, (line) => {
   logLines.push(line)
@@ -86,8 +94,20 @@ describe("devices over HTTP", () => {
         const token = freshToken("FCM")
         const first = yield* put(ada, { tokenType: "FCM", token, platform: "android" })
         assert.strictEqual(first.status, 201)
+        const before = yield* reassignedCount
         const moved = yield* put(bola, { tokenType: "FCM", token, platform: "android" })
         assert.strictEqual(moved.status, 201, moved.text)
+        // A move is a warning naming both users and the device, and a count on /metrics (issue 34).
+        assert.strictEqual(yield* reassignedCount, before + 1)
+        const warning = logLines.find(
+          (line) => line.includes("Device token moved to another user") && line.includes(moved.json.data.deviceId)
+        )
+        assert.isDefined(warning)
+        assert.include(warning, '"level":"WARN"')
+        assert.notInclude(warning, token)
+        // The same token again by its new holder is no move.
+        assert.strictEqual((yield* put(bola, { tokenType: "FCM", token })).status, 200)
+        assert.strictEqual(yield* reassignedCount, before + 1)
         assert.deepStrictEqual((yield* list(ada)).json.data, [])
         assert.deepStrictEqual(
           (yield* list(bola)).json.data.map((device: { deviceId: string }) => device.deviceId),
@@ -260,7 +280,7 @@ describe("devices over HTTP", () => {
         }
         const logs = logLines.slice(linesBefore).join("\n")
         // The moves were logged (so the sweep reads the lines that name devices), and none holds a token.
-        assert.strictEqual((logs.match(/Device moved to another user/g) ?? []).length, tokens.length)
+        assert.strictEqual((logs.match(/Device token moved to another user/g) ?? []).length, tokens.length)
         for (const token of tokens) {
           assert.notInclude(logs, token)
           assert.notInclude(logs, token.slice(0, 24))

@@ -1,7 +1,6 @@
 import { LinkVirtualAccountRequest, RecordTransferRequest } from "@payments-gaming/domain/banking"
 import { NewCard } from "@payments-gaming/domain/cards"
 import { RegisterDeviceRequest } from "@payments-gaming/domain/devices"
-import { encodeStatementCursor } from "@payments-gaming/domain/ledger"
 import { PushMessage } from "@payments-gaming/domain/push"
 import { ChallengeInput } from "@payments-gaming/domain/trivia"
 import fc from "fast-check"
@@ -79,7 +78,8 @@ const statementQuery = fc.oneof(
         {
           limit: fc.constantFrom("1", "3", "200", "0", "201", "-1", "abc"),
           cursor: fc.oneof(
-            fc.constantFrom(encodeStatementCursor({ id: 1n }), encodeStatementCursor({ id: 2n ** 63n - 1n })),
+            // Well formed, but sealed for nobody (issue 34: a 400 from the service, not the schema).
+            fc.constantFrom("A".repeat(22), "_".repeat(22)),
             fc.constantFrom("", "junk", "MA", "LTE", "A".repeat(300)),
             fc.string({ maxLength: 12 })
           ),

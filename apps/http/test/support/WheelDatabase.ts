@@ -1,17 +1,41 @@
+import * as SpinRepositoryPg from "@payments-gaming/adapters/postgres/SpinRepository"
 import { TestDatabase } from "@payments-gaming/adapters/test/support/TestDatabase"
-import type { WheelRandom } from "@payments-gaming/domain/wheel"
+import { SpinRepository, type WheelRandom } from "@payments-gaming/domain/wheel"
 import * as Layers from "@payments-gaming/http/Layers"
-import { ConfigProvider, Layer } from "effect"
+import { Clock, ConfigProvider, Effect, Layer } from "effect"
 
 /** A fresh database with every migration, the ledger (0002) and the wheel (0006) among them. */
 export const WheelDatabase = TestDatabase
 
 /**
+ * The PostgreSQL spin store, its round check moved to the service's clock: a spin is recorded only
+ * while the database's `now()` is inside its round's bounds, and these tests pin the service's clock
+ * (TestClock) to days long past, so each bounds are shifted by how far the real clock is ahead of
+ * the service's. The check is the real statement's; only the instant it compares is the test's.
+ * (`SpinAndWinPostgres.test.ts` checks the statement against the real clock, unshifted.)
+ */
+export const layerSpinsOnServiceClock = Layer.effect(
+  SpinRepository,
+  Effect.gen(function* () {
+    const real = yield* SpinRepositoryPg.make
+    return SpinRepository.of({
+      ...real,
+      record: (spin, open, prize) =>
+        Effect.flatMap(Clock.currentTimeMillis, (serviceNow) => {
+          const shift = Date.now() - serviceNow
+          return real.record(spin, { startMillis: open.startMillis + shift, endMillis: open.endMillis + shift }, prize)
+        })
+    })
+  })
+)
+
+/**
  * The service as the server wires it, with the given randomness, NGN and Africa/Lagos; every port,
- * the ledger and the SQL client stay reachable for assertions.
+ * the ledger and the SQL client stay reachable for assertions. Its spin store checks rounds against
+ * the service's clock (`layerSpinsOnServiceClock`).
  */
 export const wheelOnPostgres = (random: Layer.Layer<WheelRandom>) =>
-  Layers.spinAndWinWith(random).pipe(
+  Layers.spinAndWinWith(random, layerSpinsOnServiceClock).pipe(
     Layer.provideMerge(Layers.Ledger),
     Layer.provideMerge(WheelDatabase),
     Layer.provide(

@@ -119,7 +119,9 @@ describe("spin-and-win SQL per request", () => {
         assert.strictEqual(transactions, 0)
         assert.strictEqual(statements.length, 2, statements.join("\n"))
         assert.match(statements[0]!, /^SELECT client_seed .* FROM wheel_client_seeds WHERE user_id = \$1$/)
-        assert.match(statements[1]!, /^WITH claimed AS \(\s*UPDATE wheel_client_seeds/)
+        // The round's check on the database's clock comes first: nothing is taken once the round ended.
+        assert.match(statements[1]!, /^WITH open AS \(\s*SELECT 1 WHERE now\(\) >= /)
+        assert.match(statements[1]!, /claimed AS \(\s*UPDATE wheel_client_seeds .* AND EXISTS \(SELECT 1 FROM open\)/)
         assert.include(statements[1], "INSERT INTO spins")
         const prize = ["INSERT INTO ledger_transactions", "INSERT INTO notification_outbox"]
         for (const part of prize) {
@@ -148,12 +150,17 @@ describe("spin-and-win SQL per request", () => {
           )
         const nextNonce = (userId: string) =>
           Effect.map(seeds.current(user(userId)), Option.match({ onNone: () => -1, onSome: (state) => state.nonce }))
-        const recorded = (spin: Spin) => Effect.map(spins.record(spin), (result) => result._tag)
+        const recorded = (spin: Spin) =>
+          Effect.map(spins.record(spin, WheelTesting.alwaysOpen), (result) => result._tag)
         assert.strictEqual(yield* recorded(spinOf("recorder", "2026-05-01", "key-1", 0)), "Recorded")
         // Same user and round, another key: a second spin in the round.
-        const sameRound = yield* Effect.flip(spins.record(spinOf("recorder", "2026-05-01", "key-2", 1)))
+        const sameRound = yield* Effect.flip(
+          spins.record(spinOf("recorder", "2026-05-01", "key-2", 1), WheelTesting.alwaysOpen)
+        )
         // Same user and key, another round: the key's first request already spun.
-        const sameKey = yield* Effect.flip(spins.record(spinOf("recorder", "2026-05-02", "key-1", 1)))
+        const sameKey = yield* Effect.flip(
+          spins.record(spinOf("recorder", "2026-05-02", "key-1", 1), WheelTesting.alwaysOpen)
+        )
         assert.deepStrictEqual(
           [sameRound._tag, sameKey._tag, sameRound.round, sameKey.round],
           ["AlreadySpun", "AlreadySpun", "2026-05-01", "2026-05-02"]
@@ -167,9 +174,11 @@ describe("spin-and-win SQL per request", () => {
         assert.strictEqual(yield* recorded(spinOf("someone-else", "2026-05-01", "key-1", 0)), "Recorded")
         assert.strictEqual(yield* count("someone-else"), 1)
         // Without a key, only the round counts.
-        yield* spins.record(spinOf("keyless", "2026-05-01", null, 0))
-        yield* spins.record(spinOf("keyless", "2026-05-02", null, 1))
-        const refused = yield* Effect.flip(spins.record(spinOf("keyless", "2026-05-02", null, 2)))
+        yield* spins.record(spinOf("keyless", "2026-05-01", null, 0), WheelTesting.alwaysOpen)
+        yield* spins.record(spinOf("keyless", "2026-05-02", null, 1), WheelTesting.alwaysOpen)
+        const refused = yield* Effect.flip(
+          spins.record(spinOf("keyless", "2026-05-02", null, 2), WheelTesting.alwaysOpen)
+        )
         assert.strictEqual(refused._tag, "AlreadySpun")
         assert.strictEqual(yield* count("keyless"), 2)
       })

@@ -5,6 +5,7 @@ import * as WheelRoundSeeds from "@payments-gaming/adapters/postgres/WheelRoundS
 import * as NodeSeedCrypto from "@payments-gaming/adapters/wheel/NodeSeedCrypto"
 import type { UserId } from "@payments-gaming/domain/auth"
 import { unique } from "@payments-gaming/domain/test/support/fixtures"
+import { WheelTesting } from "@payments-gaming/domain/testing"
 import {
   defaultClientSeed,
   defaultWheel,
@@ -86,7 +87,7 @@ const finishedRound = (round: string, players: ReadonlyArray<string>) =>
           createdAt: DateTime.add(createdAt, { minutes: index }),
           idempotencyKey: null
         })
-        yield* spins.record(spin)
+        yield* spins.record(spin, WheelTesting.alwaysOpen)
         return spin
       })
     )

@@ -10,6 +10,7 @@ import {
   type DeviceView,
   logRegistered,
   MAX_ACTIVE_DEVICES,
+  MAX_INACTIVE_DEVICES,
   REMOVED_BY_USER,
   TokenType
 } from "@payments-gaming/domain/devices"
@@ -83,7 +84,9 @@ const REGISTER_ATTEMPTS = 3
 const DEVICE_LIMIT_LOCK = 18
 
 /**
- * `Devices` on PostgreSQL (table `user_devices`, migration `0012_user_devices`).
+ * `Devices` on PostgreSQL (table `user_devices`, migrations `0012_user_devices` and
+ * `0019_device_token_erasure`: an inactive device keeps no token, and a user at most
+ * `MAX_INACTIVE_DEVICES` inactive rows).
  *
  * A registration is one statement (behind its user's lock, below). `previous` reads, and locks, the token's row as it is when the
  * statement runs (`FOR UPDATE` waits for a concurrent change and reads its result); the upsert then
@@ -201,11 +204,28 @@ export const make = Effect.gen(function* () {
 
   const list = (userId: UserId) => activeOf(userId).pipe(Effect.orDie)
 
+  /**
+   * Deactivates the device, erasing its token (nothing sends to an inactive device; migration 0019),
+   * and deletes the user's inactive rows beyond the newest `MAX_INACTIVE_DEVICES`, in one statement.
+   * The DELETE reads the snapshot from before the UPDATE, in which this device is still active: it
+   * keeps the newest MAX_INACTIVE_DEVICES − 1 others, and this one makes the number.
+   */
   const deactivateWhere = (deviceId: DeviceId, userId: UserId | null, reason: string) =>
-    sql`UPDATE user_devices SET active = false, deactivated_at = now(), deactivation_reason = ${reason},
-        updated_at = now()
-      WHERE id = ${deviceId} AND active ${userId === null ? sql`` : sql`AND user_id = ${userId}`}
-      RETURNING id`
+    sql`WITH gone AS (
+        UPDATE user_devices SET active = false, token = NULL, deactivated_at = now(),
+          deactivation_reason = ${reason}, updated_at = now()
+        WHERE id = ${deviceId} AND active ${userId === null ? sql`` : sql`AND user_id = ${userId}`}
+        RETURNING id, user_id
+      ),
+      pruned AS (
+        DELETE FROM user_devices WHERE id IN (
+          SELECT id FROM user_devices
+          WHERE user_id = (SELECT user_id FROM gone) AND NOT active
+          ORDER BY deactivated_at DESC, id DESC
+          OFFSET ${MAX_INACTIVE_DEVICES - 1}
+        )
+      )
+      SELECT id FROM gone`
 
   const remove = Effect.fnUntraced(
     function* (userId: UserId, deviceId: DeviceId) {
@@ -222,5 +242,5 @@ export const make = Effect.gen(function* () {
   return Devices.of({ register, list, remove, deactivate })
 })
 
-/** Needs a `SqlClient` on a database migrated through `0012_user_devices`. */
+/** Needs a `SqlClient` on a database migrated through `0019_device_token_erasure`. */
 export const layer: Layer.Layer<Devices, never, SqlClient.SqlClient> = Layer.effect(Devices, make)

@@ -6,6 +6,7 @@ import {
   ClientSeed,
   IdempotencyKey,
   RoundId,
+  type RoundWindow,
   SegmentId,
   SegmentType,
   Spin,
@@ -40,7 +41,9 @@ const SPIN_SLOTS = [
   "prizeValue",
   "idempotencyKey",
   "createdAt",
-  "coinAccount"
+  "coinAccount",
+  "opensAt",
+  "closesAt"
 ] as const
 type SpinSlot = (typeof SPIN_SLOTS)[number]
 
@@ -108,6 +111,11 @@ export const make = Effect.gen(function* () {
    * round trip, and the nonce, the spin, its prize's posting and notification and the balance read
    * are one round trip where they were five):
    *
+   * - `open` is a row only while the database's clock (`now()`, the statement's start) is inside the
+   *   spin's round: the nonce is taken, and so the spin recorded, only then, so no spin lands in a round
+   *   after it ended whatever the instance's clock said (issue 34: its seed is revealed a grace
+   *   period later). The bounds come from the round's zone rules (`Round.makeRoundClock`), so the
+   *   database needs no time-zone data of its own.
    * - `claimed` takes the nonce the spin was drawn with: it advances the player's stored next nonce
    *   only while it and the seed are the spin's (an UPDATE locks the row, and re-checks it after
    *   waiting for a concurrent `set` or spin, so they land wholly before or after); `created` stores
@@ -126,15 +134,19 @@ export const make = Effect.gen(function* () {
    */
   const spinStatement = (slot: Slots<SpinSlot>, prize: Array<Statement.Fragment> | undefined) => {
     const parts: Array<Statement.Fragment> = [
+      sql`open AS (
+          SELECT 1 WHERE now() >= ${slot.opensAt}::timestamptz AND now() < ${slot.closesAt}::timestamptz
+        )`,
       sql`claimed AS (
           UPDATE wheel_client_seeds SET next_nonce = next_nonce + 1
           WHERE user_id = ${slot.userId} AND client_seed = ${slot.clientSeed} AND next_nonce = ${slot.nonce}::int
+            AND EXISTS (SELECT 1 FROM open)
           RETURNING user_id
         )`,
       sql`created AS (
           INSERT INTO wheel_client_seeds (user_id, client_seed, next_nonce)
           SELECT ${slot.userId}, ${slot.clientSeed}, 1
-          WHERE ${slot.nonce}::int = 0 AND NOT EXISTS (SELECT 1 FROM claimed)
+          WHERE ${slot.nonce}::int = 0 AND NOT EXISTS (SELECT 1 FROM claimed) AND EXISTS (SELECT 1 FROM open)
           ON CONFLICT (user_id) DO NOTHING
           RETURNING user_id
         )`,
@@ -155,7 +167,8 @@ export const make = Effect.gen(function* () {
         ? sql`COALESCE(${stored}, 0)`
         : sql`COALESCE((SELECT balance FROM user_accounts WHERE id = ${slot.coinAccount}), ${stored}, 0)`
     return sql`WITH ${sql.csv(parts)}
-      SELECT EXISTS (SELECT 1 FROM recorded) AS recorded, (${coins})::bigint AS coins`
+      SELECT EXISTS (SELECT 1 FROM open) AS open, EXISTS (SELECT 1 FROM recorded) AS recorded,
+        (${coins})::bigint AS coins`
   }
   const spinAlone = statementTemplate(sql, SPIN_SLOTS, (slot) => spinStatement(slot, undefined))
   const spinPosting = statementTemplate(sql, [...SPIN_SLOTS, ...LEDGER_SLOTS], (slot) =>
@@ -165,8 +178,8 @@ export const make = Effect.gen(function* () {
     spinStatement(slot, notifiedPostingParts(sql, slot, slot, sql`EXISTS (SELECT 1 FROM recorded)`))
   )
 
-  type Recorded = { readonly recorded: boolean; readonly coins: bigint }
-  const recordStatement = (spin: Spin, prize: NotifiedPosting | undefined) => {
+  type Recorded = { readonly open: boolean; readonly recorded: boolean; readonly coins: bigint }
+  const recordStatement = (spin: Spin, open: RoundWindow, prize: NotifiedPosting | undefined) => {
     const values: Record<SpinSlot, unknown> = {
       userId: spin.userId,
       clientSeed: spin.clientSeed,
@@ -180,7 +193,9 @@ export const make = Effect.gen(function* () {
       prizeValue: spin.prize.value,
       idempotencyKey: spin.idempotencyKey,
       createdAt: DateTime.toDateUtc(spin.createdAt),
-      coinAccount: Account.userCoins(spin.userId).id
+      coinAccount: Account.userCoins(spin.userId).id,
+      opensAt: new Date(open.startMillis),
+      closesAt: new Date(open.endMillis)
     }
     if (prize === undefined) return spinAlone<Recorded>(values)
     const posting = { ...values, ...creditValues(prize.transaction) }
@@ -199,13 +214,14 @@ export const make = Effect.gen(function* () {
     error.reason._tag === "UniqueViolation" && SPIN_KEYS.has(error.reason.constraint)
 
   const record = Effect.fnUntraced(
-    function* (spin: Spin, prize?: NotifiedPosting) {
-      const [row] = yield* recordStatement(spin, prize).pipe(
+    function* (spin: Spin, open: RoundWindow, prize?: NotifiedPosting) {
+      const [row] = yield* recordStatement(spin, open, prize).pipe(
         Effect.catchIf(
           (error) => SqlError.isSqlError(error) && isAlreadySpun(error),
           () => Effect.fail(new AlreadySpun({ round: spin.round }))
         )
       )
+      if (row !== undefined && !row.open) return { _tag: "Closed" } satisfies SpinRecord
       if (row === undefined || !row.recorded) return { _tag: "Stale" } satisfies SpinRecord
       return { _tag: "Recorded", coins: row.coins } satisfies SpinRecord
     },

@@ -203,7 +203,10 @@ export const layer = Layer.effect(
           WHERE kind = ${event.kind} AND reference = ${event.reference} AND outcome <> 'conflict'`
     })
 
-    const insertConflict = SqlSchema.findOne({
+    // Once per distinct conflict (migration 0018): a repeat's insert does nothing, and the kept row
+    // is read instead. The read is a statement of its own so that it sees a repeat committed while
+    // this insert waited on the index.
+    const insertConflict = SqlSchema.findAll({
       Request: NewEvent.mapFields((fields) => ({
         ...fields,
         reason: Schema.String,
@@ -211,10 +214,18 @@ export const layer = Layer.effect(
       })),
       Result: IdRow,
       execute: (event) => sql`INSERT INTO webhook_events
-            (kind, reference, dedup_key, raw_body, signature, received_at, outcome, reason, processed_at)
+            (kind, reference, dedup_key, raw_body, signature, received_at, outcome, reason, processed_at, conflict_key)
           VALUES (${event.kind}, ${event.reference}, ${event.dedupKey}, ${event.rawBody}, ${event.signature},
-            ${event.receivedAt}, 'conflict', ${event.reason}, ${event.processedAt})
+            ${event.receivedAt}, 'conflict', ${event.reason}, ${event.processedAt}, md5(${event.reason}))
+          ON CONFLICT (kind, reference, conflict_key) WHERE conflict_key IS NOT NULL DO NOTHING
           RETURNING id`
+    })
+
+    const findConflict = SqlSchema.findOne({
+      Request: Schema.Struct({ kind: EventKind, reference: Schema.String, reason: Schema.String }),
+      Result: WebhookEventRow,
+      execute: (event) => sql`SELECT * FROM webhook_events
+          WHERE kind = ${event.kind} AND reference = ${event.reference} AND conflict_key = md5(${event.reason})`
     })
 
     const findById = SqlSchema.findOneOption({
@@ -292,9 +303,12 @@ export const layer = Layer.effect(
     }, Effect.orDie)
 
     const storeConflict = Effect.fnUntraced(function* (event: NewWebhookEvent, reason: string, processedAt: Date) {
-      const stored = yield* insertConflict({ ...event, reason, processedAt })
-      const created: WebhookEvent = { id: stored.id, ...event, outcome: "conflict", reason, processedAt }
-      return created
+      const [inserted] = yield* insertConflict({ ...event, reason, processedAt })
+      if (inserted !== undefined) {
+        const created: WebhookEvent = { id: inserted.id, ...event, outcome: "conflict", reason, processedAt }
+        return { event: created, repeated: false }
+      }
+      return { event: yield* findConflict({ kind: event.kind, reference: event.reference, reason }), repeated: true }
     }, Effect.orDie)
 
     const find = (id: string) => (uuid.test(id) ? findById(id).pipe(Effect.orDie) : Effect.succeedNone)

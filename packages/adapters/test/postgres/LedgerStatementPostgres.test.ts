@@ -1,10 +1,11 @@
 import { writeFileSync } from "node:fs"
 import { assert, describe, layer } from "@effect/vitest"
 import type { UserId } from "@payments-gaming/domain/auth"
-import { Ledger, Movements, replayBreaks, StatementService } from "@payments-gaming/domain/ledger"
+import { Ledger, Movements, replayBreaks, StatementIds, StatementService } from "@payments-gaming/domain/ledger"
 import { statementContract } from "@payments-gaming/domain/test/support/statementContract"
-import { BigDecimal, Deferred, Effect, Fiber, Layer, Result } from "effect"
+import { BigDecimal, Deferred, Effect, Fiber, Layer, Redacted, Result } from "effect"
 import { SqlClient } from "effect/sql"
+import * as StatementIdCipher from "../../src/ledger/StatementIdCipher.ts"
 import * as LedgerPostgres from "../../src/postgres/LedgerPostgres.ts"
 import * as LedgerStatementPostgres from "../../src/postgres/LedgerStatementPostgres.ts"
 import * as LedgerUnitOfWork from "../../src/postgres/LedgerUnitOfWork.ts"
@@ -12,6 +13,7 @@ import { TestDatabase } from "../support/TestDatabase.ts"
 
 const StatementOnPostgres = StatementService.layer.pipe(
   Layer.provideMerge(LedgerStatementPostgres.layer),
+  Layer.provideMerge(StatementIdCipher.layer(Redacted.make("a statement id key of at least 32 bytes"))),
   Layer.provideMerge(Layer.mergeAll(LedgerPostgres.layer, LedgerUnitOfWork.layer)),
   Layer.provideMerge(TestDatabase)
 )
@@ -120,6 +122,8 @@ describe("the wallet statement on PostgreSQL", () => {
           const sql = yield* SqlClient.SqlClient
           const statements = yield* StatementService
           const user = `bulk-${Date.now().toString(36)}` as UserId
+          // Positions are chosen here by posting id, and ids read back: sealed and opened as the service does.
+          const sealed = yield* (yield* StatementIds).forUser(user)
           const { cash, coins } = yield* seed(user)
           const [counts] = yield* sql<{ postings: string; balance: string; coins: string }>`SELECT
             (SELECT count(*) FROM ledger_postings WHERE account_id IN (${cash}, ${coins}))::text AS postings,
@@ -144,12 +148,12 @@ describe("the wallet statement on PostgreSQL", () => {
           const [older] = yield* sql<{ count: string }>`SELECT count(*)::text AS count FROM ledger_postings
             WHERE account_id IN (${cash}, ${coins}) AND id < ${deep!.id}::bigint`
           assert.strictEqual(older!.count, "999")
-          const page = yield* statements.statement(user, { limit: 50, after: { id: BigInt(deep!.id) } })
+          const page = yield* statements.statement(user, { limit: 50, after: sealed.seal(BigInt(deep!.id)) })
           assert.lengthOf(page.items, 50)
           assert.deepStrictEqual(replayBreaks(page.items), [])
           for (const item of [page.items[0]!, page.items[49]!]) {
             const [sum] = yield* sql<{ total: string }>`SELECT sum(p.amount_minor)::text AS total
-              FROM ledger_postings p JOIN ledger_postings me ON me.id = ${item.id}::bigint
+              FROM ledger_postings p JOIN ledger_postings me ON me.id = ${String(sealed.open(item.id))}::bigint
               WHERE p.account_id = me.account_id AND p.id <= me.id`
             const total = BigInt(sum!.total)
             const expected =
@@ -161,7 +165,7 @@ describe("the wallet statement on PostgreSQL", () => {
           // A middle page replays too, and joins the page above it.
           const [middle] = yield* sql<{ id: string }>`SELECT id::text AS id FROM ledger_postings
             WHERE account_id IN (${cash}, ${coins}) ORDER BY ledger_postings.id DESC OFFSET 50000 LIMIT 1`
-          const above = yield* statements.statement(user, { limit: 10, after: { id: BigInt(middle!.id) + 1n } })
+          const above = yield* statements.statement(user, { limit: 10, after: sealed.seal(BigInt(middle!.id) + 1n) })
           const below = yield* statements.statement(user, { limit: 10, after: above.nextCursor! })
           assert.deepStrictEqual(replayBreaks([...above.items, ...below.items]), [])
 

@@ -57,7 +57,8 @@ export class BankingService extends Context.Service<
      * transfer in one unit of work). A redelivery
      * of a stored event changes nothing: when it agrees with the event on the money-relevant
      * fields it is not stored (`outcome: "duplicate"`); when it does not, it is stored as a
-     * `conflict` event, logged at warning level and counted in `webhook_conflicts_total`.
+     * `conflict` event, logged at warning level and counted in `webhook_conflicts_total`, once per
+     * distinct conflict: an identical conflicting redelivery adds no row and is not counted again.
      */
     receive(input: ReceiveInput): Effect.Effect<ReceiveResult, MalformedWebhook>
     /** Runs a stored `unmatched` or `rejected` event again; any other event is left as it is. */
@@ -100,6 +101,8 @@ interface Received {
     readonly storedEventId: string
     readonly storedAmount: string | null
     readonly differences: ReadonlyArray<FieldDifference>
+    /** The same conflict was kept already (by an identical redelivery): nothing new was stored. */
+    readonly repeated: boolean
   } | null
 }
 
@@ -286,11 +289,12 @@ function makeBankingService() {
       const reason = `differs from event ${stored.event.id}: ${describeDifferences(differences)}`
       const kept = yield* inbox.storeConflict(incoming, reason, yield* now)
       return {
-        result: { ...base, eventId: kept.id, outcome: "conflict", reason },
+        result: { ...base, eventId: kept.event.id, outcome: "conflict", reason },
         conflict: {
           storedEventId: stored.event.id,
           storedAmount: Result.isSuccess(before) ? webhookAmount(before.success) : null,
-          differences
+          differences,
+          repeated: kept.repeated
         }
       }
     })
@@ -324,13 +328,17 @@ function makeBankingService() {
       // credit needs none (issue 16): its one read, the virtual account, is a link that never
       // changes once made, and its writes are one atomic store, keyed by the event's dedup key (an
       // event with no flag set only stores itself). Run again after a lost connection, a stored
-      // delivery comes back as a duplicate of itself; only a conflicting redelivery's row could be
-      // kept twice, which is harmless (conflicts are kept for operators, and apply nothing).
+      // delivery comes back as a duplicate of itself, and a conflicting one as a repeat of itself.
       const outcome = yield* event.kind === "transfer.success" || event.kind === "transfer.failed"
         ? unitOfWork.transaction(delivery)
         : unitOfWork.idempotent(delivery)
       // After the commit, so a rolled-back delivery is neither logged nor counted as a conflict.
-      if (outcome.conflict !== null) {
+      if (outcome.conflict?.repeated === true) {
+        yield* Effect.logInfo(
+          `Conflicting webhook redelivered again: ${event.kind} ${event.reference} is kept as event ` +
+            `${outcome.result.eventId} already; nothing stored, nothing applied`
+        )
+      } else if (outcome.conflict !== null) {
         const { storedEventId, storedAmount, differences } = outcome.conflict
         yield* Metric.update(Metric.withAttributes(webhookConflicts, { kind: event.kind }), 1)
         yield* Effect.logWarning(

@@ -48,8 +48,17 @@ export class WebhookInbox extends Context.Service<
       posting?: NotifiedPosting,
       held?: HeldOutcome
     ): Effect.Effect<StoreResult>
-    /** Stores a redelivery that disagrees with the event of its key, final as `conflict`. */
-    storeConflict(event: NewWebhookEvent, reason: string, processedAt: Date): Effect.Effect<WebhookEvent>
+    /**
+     * Stores a redelivery that disagrees with the event of its key, final as `conflict`, once per
+     * distinct conflict: when a conflict of the same (kind, reference) with the same `reason` (the
+     * stored event and each differing field with both values, decoded) is kept already, nothing is
+     * written and that one is returned with `repeated: true` (issue 34).
+     */
+    storeConflict(
+      event: NewWebhookEvent,
+      reason: string,
+      processedAt: Date
+    ): Effect.Effect<{ readonly event: WebhookEvent; readonly repeated: boolean }>
     find(id: string): Effect.Effect<Option.Option<WebhookEvent>>
     /** As `find`, and holds the event against concurrent replays until the unit of work ends. */
     findForUpdate(id: string): Effect.Effect<Option.Option<WebhookEvent>>

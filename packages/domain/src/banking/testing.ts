@@ -94,11 +94,22 @@ export const layerMemoryWebhookInbox = Layer.effect(
       storeConflict: (input, reason, processedAt) =>
         db.atomically(
           Effect.sync(() => {
+            // One row per distinct conflict: the same (kind, reference, reason) names the one kept.
+            for (const { event } of events.values()) {
+              if (
+                event.outcome === "conflict" &&
+                event.kind === input.kind &&
+                event.reference === input.reference &&
+                event.reason === reason
+              ) {
+                return { event, repeated: true }
+              }
+            }
             sequence += 1
             // Not indexed by key: the key keeps naming the first event.
             const event: WebhookEvent = { id: uuidFrom(sequence), ...input, outcome: "conflict", reason, processedAt }
             events.set(event.id, { event, sequence })
-            return event
+            return { event, repeated: false }
           })
         ),
       find,

@@ -1,4 +1,5 @@
 import { DateTime, Effect, Option, Schema, SchemaIssue, SchemaTransformation } from "effect"
+import { wellFormed } from "../text/WellFormed.ts"
 import { isLuhnValid } from "./Luhn.ts"
 
 /** The card networks the service registers cards of (CONTRACT §3). */
@@ -42,7 +43,11 @@ const CONTROL_CHARACTERS = /\p{Cc}/u
 // would otherwise be stored in clear next to the card.
 const MAX_DIGITS_IN_NAME = 11
 
-const digitCount = (text: string) => text.replace(/[^0-9]/g, "").length
+/**
+ * Digits of any script, after NFKC (which folds fullwidth, circled and superscript digits into ASCII
+ * ones): a card number typed in fullwidth or Arabic-Indic digits is still a card number (issue 34).
+ */
+const digitCount = (text: string) => text.normalize("NFKC").match(/\p{Nd}/gu)?.length ?? 0
 
 export const CardholderName = Schema.String.annotate({ message: "cardholderName must be a string" })
   .pipe(Schema.decodeTo(Schema.Trimmed, SchemaTransformation.trim()))
@@ -51,6 +56,7 @@ export const CardholderName = Schema.String.annotate({ message: "cardholderName 
     Schema.makeFilter((name: string) => !CONTROL_CHARACTERS.test(name), {
       message: "cardholderName must not contain control characters"
     }),
+    wellFormed.annotate({ message: "cardholderName must not hold a lone surrogate" }),
     Schema.makeFilter((name: string) => digitCount(name) <= MAX_DIGITS_IN_NAME, {
       message: "cardholderName must not contain a card number"
     })

@@ -22,8 +22,10 @@ export class Devices extends Context.Service<
   {
     /**
      * Registers `registration.token` for `userId`, atomically however many registrations of one
-     * token race: new, the same again (platform updated), reactivated, or moved from another user
-     * (one info log line naming both users and the device, never the token).
+     * token race: new (a token never seen, or one whose device was removed or deactivated, which
+     * erased it), the same again (platform updated), or moved from another user
+     * (one warning naming both users and the device, never the token, counted in
+     * `device_token_reassigned_total`).
      * `DeviceLimitReached` when it would give the user more than `MAX_ACTIVE_DEVICES` active
      * devices; the limit holds however many registrations of one user race.
      */
@@ -33,9 +35,15 @@ export class Devices extends Context.Service<
     ) => Effect.Effect<DeviceRegistered, DeviceLimitReached>
     /** The user's active devices, oldest first. */
     readonly list: (userId: UserId) => Effect.Effect<ReadonlyArray<DeviceView>>
-    /** Deactivates one of the user's active devices; `DeviceNotFound` for any other id. */
+    /**
+     * Deactivates one of the user's active devices, erasing its token and keeping at most
+     * `MAX_INACTIVE_DEVICES` inactive devices of the user (the newest); `DeviceNotFound` for any other id.
+     */
     readonly remove: (userId: UserId, deviceId: DeviceId) => Effect.Effect<void, DeviceNotFound>
-    /** Deactivates a device whatever its user, recording `reason`; a no-op when already inactive or unknown. */
+    /**
+     * Deactivates a device whatever its user, recording `reason`, as `remove` does (token erased,
+     * old inactive devices pruned); a no-op when already inactive or unknown.
+     */
     readonly deactivate: (deviceId: DeviceId, reason: string) => Effect.Effect<void>
   }
 >()("@payments-gaming/domain/devices/Devices") {}

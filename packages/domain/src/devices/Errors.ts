@@ -12,7 +12,7 @@ export class DeviceNotFound extends Schema.TaggedError<DeviceNotFound>()("Device
 
 /**
  * The user already has `limit` active devices (`MAX_ACTIVE_DEVICES`) and this registration would
- * add one: a new token, a token moving from another user, or one of theirs reactivated. The same
+ * add one: a new token (a removed one registered again among them), or a token moving from another user. The same
  * active token again is never refused.
  */
 export class DeviceLimitReached extends Schema.TaggedError<DeviceLimitReached>()("DeviceLimitReached", {

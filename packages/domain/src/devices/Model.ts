@@ -20,6 +20,14 @@ export const REMOVED_BY_USER = "removed by user"
  */
 export const MAX_ACTIVE_DEVICES = 20
 
+/**
+ * The most removed or deactivated devices kept per user, the newest; older ones are deleted when
+ * another is deactivated. An inactive device keeps no token (it is erased at deactivation: nothing
+ * sends to an inactive device), only when and why it stopped, so register and remove cycles cannot
+ * grow a user's rows without bound (issue 34).
+ */
+export const MAX_INACTIVE_DEVICES = 20
+
 /** The push endpoint's bound on any token (push/Model.ts `PushMessage`), kept for stored tokens too. */
 export const MAX_TOKEN_LENGTH = 4096
 

@@ -9,6 +9,7 @@ import {
   type DeviceRegistration,
   type DeviceView,
   MAX_ACTIVE_DEVICES,
+  MAX_INACTIVE_DEVICES,
   REMOVED_BY_USER,
   type TokenType,
   tokenLast8
@@ -19,11 +20,14 @@ interface StoredDevice {
   readonly deviceId: DeviceId
   readonly userId: UserId
   readonly tokenType: TokenType
-  readonly token: string
+  /** Erased (null) once the device is inactive, as the SQL adapter does. */
+  readonly token: string | null
   readonly platform: string | null
   readonly active: boolean
   readonly createdAt: DateTime.Utc
   readonly deactivationReason: string | null
+  /** Order of deactivation, for pruning the oldest inactive rows. */
+  readonly deactivatedSequence: number
 }
 
 interface Store {
@@ -37,12 +41,15 @@ const deviceIdOf = (sequence: number) =>
 const viewOf = (row: StoredDevice): DeviceView => ({
   deviceId: row.deviceId,
   tokenType: row.tokenType,
-  tokenLast8: tokenLast8(row.token),
+  tokenLast8: tokenLast8(row.token ?? ""),
   platform: row.platform,
   createdAt: row.createdAt
 })
 
-/** An in-memory `Devices` with the SQL adapter's rules (one row per token, moves, reactivation, the limit). */
+/**
+ * An in-memory `Devices` with the SQL adapter's rules (one row per token, moves, the limit, tokens
+ * erased at deactivation and old inactive rows pruned).
+ */
 export const makeMemoryDevices: Effect.Effect<Devices["Service"]> = Effect.gen(function* () {
   const store = yield* Ref.make<Store>({ issued: 0, rows: [] })
 
@@ -68,7 +75,8 @@ export const makeMemoryDevices: Effect.Effect<Devices["Service"]> = Effect.gen(f
           platform: registration.platform,
           active: true,
           createdAt: now,
-          deactivationReason: null
+          deactivationReason: null,
+          deactivatedSequence: 0
         }
         return [
           { device: viewOf(row), created: true, movedFrom: null },
@@ -103,8 +111,24 @@ export const makeMemoryDevices: Effect.Effect<Devices["Service"]> = Effect.gen(f
       const index = current.rows.findIndex((row) => row.active && matches(row))
       const found = current.rows[index]
       if (found === undefined) return [false, current]
-      const rows = current.rows.with(index, { ...found, active: false, deactivationReason: reason })
-      return [true, { ...current, rows }]
+      const sequence = current.issued + 1
+      const deactivated = {
+        ...found,
+        token: null,
+        active: false,
+        deactivationReason: reason,
+        deactivatedSequence: sequence
+      }
+      const rows = current.rows.with(index, deactivated)
+      // The user's newest MAX_INACTIVE_DEVICES inactive rows stay; older ones go.
+      const kept = new Set(
+        rows
+          .filter((row) => row.userId === found.userId && !row.active)
+          .sort((a, b) => b.deactivatedSequence - a.deactivatedSequence)
+          .slice(0, MAX_INACTIVE_DEVICES)
+      )
+      const pruned = rows.filter((row) => row.active || row.userId !== found.userId || kept.has(row))
+      return [true, { issued: sequence, rows: pruned }]
     })
 
   const remove = Effect.fn("Devices.remove")(function* (userId: UserId, deviceId: DeviceId) {

@@ -19,3 +19,8 @@ export class InsufficientFunds extends Schema.TaggedError<InsufficientFunds>()("
 export class InvalidStatementPeriod extends Schema.TaggedError<InvalidStatementPeriod>()("InvalidStatementPeriod", {
   message: Schema.String
 }) {}
+
+/** A statement cursor that is not one this user's statement handed out (another user's, or forged). */
+export class InvalidStatementCursor extends Schema.TaggedError<InvalidStatementCursor>()("InvalidStatementCursor", {
+  message: Schema.String
+}) {}

@@ -1,6 +1,5 @@
 import { BigDecimal, Effect, Option, Result, Schema, SchemaIssue, SchemaTransformation } from "effect"
 import { Money, Unit } from "../money/index.ts"
-import { opaqueCursor } from "../paging/OpaqueCursor.ts"
 import { referenceOf } from "./LedgerKeys.ts"
 import type { TransactionKind } from "./LedgerTransaction.ts"
 
@@ -32,7 +31,11 @@ export type Direction = typeof Direction.Type
 
 /** One line of the statement, as the API shows it: amounts are unsigned decimal text, `direction` says which way. */
 export const StatementItem = Schema.Struct({
-  id: Schema.String.annotate({ description: "The posting's id: unique, and higher for later postings" }),
+  id: Schema.String.annotate({
+    description:
+      "The posting's id as this user sees it: unique and stable, opaque (it says nothing of other postings); " +
+      "the last item's id is the page's nextCursor"
+  }),
   occurredAt: Schema.String.annotate({ description: "When the movement was posted, ISO 8601 UTC" }),
   kind: StatementKind,
   direction: Direction,
@@ -49,22 +52,16 @@ export const StatementItem = Schema.Struct({
 })
 export type StatementItem = typeof StatementItem.Type
 
-/** Where a statement page stands: the next page holds the postings numbered strictly below `id`. */
-export interface StatementPosition {
-  readonly id: bigint
-}
-
-const MAX_POSTING_ID = 2n ** 63n - 1n
-const POSITION = /^[1-9]\d{0,18}$/
-
-/** The statement's `cursor`: an `opaqueCursor` over the last posting id shown. */
-export const StatementCursor = opaqueCursor(Schema.Struct({ id: Schema.BigInt }), {
-  parse: (text) => (POSITION.test(text) && BigInt(text) <= MAX_POSTING_ID ? { id: BigInt(text) } : undefined),
-  format: (position) => position.id.toString()
-})
-
-/** The cursor text of a position, as the statement hands it out in `nextCursor`. */
-export const encodeStatementCursor: (position: StatementPosition) => string = Schema.encodeSync(StatementCursor)
+/**
+ * The statement's `cursor`: the `id` of the last item of a page, as `nextCursor` hands it out (text
+ * of 22 URL-safe base64 characters, a sealed posting id: `StatementIds`). Its shape is checked here
+ * (a 400 at the edge); whether it is one of this user's is the service's to say
+ * (`InvalidStatementCursor`, a 400 too).
+ */
+export const StatementCursor = Schema.String.check(
+  Schema.isPattern(/^[A-Za-z0-9_-]{1,128}$/, { message: "an opaque cursor from a previous page's nextCursor" })
+)
+export type StatementCursor = typeof StatementCursor.Type
 
 export const StatementPage = Schema.Struct({
   items: Schema.Array(StatementItem),
@@ -116,7 +113,7 @@ const readInstant = (text: string): Date | undefined => {
 
 /** One posting to one of the user's accounts, with its account's balance just after it, as the port reads it. */
 export interface StatementEntry {
-  /** The posting id; the statement's order (descending) and its cursor. */
+  /** The posting id (global); the statement's order (descending). Shown only sealed (`StatementIds`). */
   readonly id: bigint
   readonly occurredAt: Date
   readonly kind: TransactionKind
@@ -128,8 +125,9 @@ export interface StatementEntry {
   readonly balanceAfterMinor: bigint
 }
 
-export const toStatementItem = (entry: StatementEntry): StatementItem => ({
-  id: entry.id.toString(),
+/** The item of `entry`, its id `id` (the posting id as `StatementIds` sealed it for the user). */
+export const toStatementItem = (entry: StatementEntry, id: string): StatementItem => ({
+  id,
   occurredAt: entry.occurredAt.toISOString(),
   kind: statementKindOf(entry.kind),
   direction: entry.amountMinor < 0n ? "DEBIT" : "CREDIT",

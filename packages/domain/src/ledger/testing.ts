@@ -1,4 +1,5 @@
-import { Context, Effect, Exit, Layer, Option, Semaphore } from "effect"
+import { Context, Effect, Exit, Layer, Option, Result, Semaphore } from "effect"
+import { Base64Url } from "effect/encoding"
 import type { UserId } from "../auth/Model.ts"
 import { COIN, Money, type Unit } from "../money/index.ts"
 import type { Account } from "./Account.ts"
@@ -7,6 +8,7 @@ import { type Discrepancy, Ledger } from "./Ledger.ts"
 import { LedgerStatement, type StatementEntriesQuery } from "./LedgerStatement.ts"
 import { type LedgerTransaction, postingMinorUnits } from "./LedgerTransaction.ts"
 import { balancesAfter, type StatementEntry } from "./Statement.ts"
+import { StatementIds } from "./StatementIds.ts"
 import { StatementService } from "./StatementService.ts"
 import { UnitOfWork } from "./UnitOfWork.ts"
 
@@ -294,7 +296,29 @@ export const layerMemoryLedgerStatement = Layer.effect(
   })
 )
 
+/**
+ * `StatementIds` for tests: base64url of the user id and the posting id, so it hides nothing (the
+ * production one encrypts: adapters' `ledger/StatementIdCipher`), but binds each id to its user as
+ * that one does: another user's id or a forged one does not open.
+ */
+export const layerMemoryStatementIds: Layer.Layer<StatementIds> = Layer.succeed(
+  StatementIds,
+  StatementIds.of({
+    forUser: (userId) =>
+      Effect.succeed({
+        seal: (postingId) => Base64Url.encode(`${userId}\u0000${postingId}`),
+        open: (text) => {
+          const decoded = Base64Url.decodeString(text)
+          if (Result.isFailure(decoded)) return undefined
+          const prefix = `${userId}\u0000`
+          const rest = decoded.success.startsWith(prefix) ? decoded.success.slice(prefix.length) : ""
+          return /^[1-9]\d{0,18}$/.test(rest) ? BigInt(rest) : undefined
+        }
+      })
+  })
+)
+
 /** The statement use case on the in-memory ledger (needs `layerMemory`'s database). */
 export const layerMemoryStatement: Layer.Layer<StatementService, never, MemoryDatabase> = StatementService.layer.pipe(
-  Layer.provide(layerMemoryLedgerStatement)
+  Layer.provide([layerMemoryLedgerStatement, layerMemoryStatementIds])
 )

@@ -13,7 +13,8 @@ const invalid = "an opaque cursor from a previous page's nextCursor"
  *
  * `position` is the decoded shape (its checks run after `parse`); `parse` reads the inner text
  * (undefined: not a position), `format` writes it. Every newest-first listing pages with one of
- * these, never with an offset: banking's `ListingCursor`, the ledger's `StatementCursor`.
+ * these, never with an offset: banking's `ListingCursor`. (The ledger's statement seals its
+ * positions with a key instead: `ledger/StatementIds.ts`.)
  */
 export const opaqueCursor = <Position extends Schema.Top>(
   position: Position,

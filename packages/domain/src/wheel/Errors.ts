@@ -11,9 +11,9 @@ export class AlreadySpun extends Schema.TaggedError<AlreadySpun>()("AlreadySpun"
 }
 
 /**
- * The player's spin was drawn again and again and each time found its nonce taken by their own
- * concurrent spins or client-seed changes (SpinAndWinService's MAX_SPIN_ATTEMPTS). Nothing was
- * recorded or credited; trying again once those changes have landed succeeds or meets AlreadySpun.
+ * The player's spin found its client seed or nonce taken by their own concurrent client-seed change
+ * (a spin is drawn once, with the seed read once: never again with a seed read later). Nothing was
+ * recorded or credited; trying again draws with the new seed.
  */
 export class SpinContended extends Schema.TaggedError<SpinContended>()("SpinContended", {
   round: RoundId
@@ -23,12 +23,25 @@ export class SpinContended extends Schema.TaggedError<SpinContended>()("SpinCont
   }
 }
 
+/**
+ * The spin's round ended before its one write reached the store (a spin started just before
+ * midnight): by the store's own clock the round was closed, so nothing was recorded or credited. A
+ * spin now is a spin in the new round.
+ */
+export class RoundClosed extends Schema.TaggedError<RoundClosed>()("RoundClosed", {
+  round: RoundId
+}) {
+  override get message(): string {
+    return "round closed, spin again"
+  }
+}
+
 /** The round is still running (or has not started), so its seed stays secret. */
 export class RoundNotFinished extends Schema.TaggedError<RoundNotFinished>()("RoundNotFinished", {
   round: RoundId
 }) {
   override get message(): string {
-    return `Round ${this.round} has not finished; its seed is revealed once it ends`
+    return `Round ${this.round} has not finished; its seed is revealed a minute after it ends`
   }
 }
 

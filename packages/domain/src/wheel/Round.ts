@@ -66,8 +66,26 @@ export const formatCountdown = (millis: number): string => {
 export const expiresIn = (now: DateTime.Utc, zone: DateTime.TimeZone): string =>
   formatCountdown(DateTime.toEpochMillis(roundEnd(roundOf(now, zone), zone)) - DateTime.toEpochMillis(now))
 
-/** The round an instant falls in, with the time left in it as `HH:MM:SS`. */
-export interface RoundAt {
+/**
+ * A round's bounds in epoch milliseconds: it is open from `startMillis` (inclusive) to `endMillis`
+ * (exclusive). A spin is recorded only while the store's own clock is inside them (issue 34).
+ */
+export interface RoundWindow {
+  readonly startMillis: number
+  readonly endMillis: number
+}
+
+/**
+ * How long after a round ends its seed stays secret: longer than any spin can take between reading
+ * the time and its one write (a request has 15 s; a statement waiting on a lock at most 10 s on a
+ * pipelined connection), so every spin of the round has been recorded or refused as `RoundClosed`
+ * before anyone can read the seed, even with this instance's clock some seconds ahead of the
+ * database's (issue 34).
+ */
+export const REVEAL_GRACE_MILLIS = 60_000
+
+/** The round an instant falls in, with the time left in it as `HH:MM:SS`, and its bounds. */
+export interface RoundAt extends RoundWindow {
   readonly round: RoundId
   readonly expiresIn: string
 }
@@ -93,10 +111,15 @@ export const makeRoundClock = (zone: DateTime.TimeZone): ((now: DateTime.Utc) =>
         millis < end &&
         roundOf(DateTime.makeUnsafe(start), zone) === round &&
         roundOf(DateTime.makeUnsafe(end - 1), zone) === round
-      if (!holds) return { round, expiresIn: formatCountdown(end - millis) }
+      if (!holds) return { round, expiresIn: formatCountdown(end - millis), startMillis: start, endMillis: end }
       current = { round, start, end }
     }
-    return { round: current.round, expiresIn: formatCountdown(current.end - millis) }
+    return {
+      round: current.round,
+      expiresIn: formatCountdown(current.end - millis),
+      startMillis: current.start,
+      endMillis: current.end
+    }
   }
 }
 

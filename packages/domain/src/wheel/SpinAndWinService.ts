@@ -7,10 +7,10 @@ import { type ClientSeed, defaultClientSeed } from "./ClientSeed.ts"
 import { ClientSeeds } from "./ClientSeeds.ts"
 import { defaultWheel, isDefaultWheel } from "./DefaultWheel.ts"
 import { segmentAt, segmentRanges } from "./Draw.ts"
-import { type AlreadySpun, RoundNotFinished, RoundNotFound, SpinContended } from "./Errors.ts"
+import { AlreadySpun, RoundClosed, RoundNotFinished, RoundNotFound, SpinContended } from "./Errors.ts"
 import { type Segment, type SegmentId, toPublicSegment, type Wheel } from "./Model.ts"
 import { commitmentOf, drawValue, SEED_BYTES } from "./ProvablyFair.ts"
-import { isBefore, makeRoundClock, type RoundId, roundEnd, roundStart } from "./Round.ts"
+import { isBefore, makeRoundClock, REVEAL_GRACE_MILLIS, type RoundId, roundEnd, roundStart } from "./Round.ts"
 import { RoundSeeds } from "./RoundSeeds.ts"
 import { type RoundViewer, spinOwnerFor, visibleSpins } from "./RoundViewer.ts"
 import { SeedCrypto } from "./SeedCrypto.ts"
@@ -20,12 +20,6 @@ import { type ClientSeedState, RoundAudit, type SpinOutcome, type WheelView } fr
 import { WheelRandom } from "./WheelRandom.ts"
 import { WheelRepository } from "./WheelRepository.ts"
 import { WheelSettings } from "./WheelSettings.ts"
-
-/**
- * Draws of one spin before it gives up: a spin is drawn again only when the player's own concurrent
- * spin or seed change took its nonce, and the attempt after that meets AlreadySpun or the new seed.
- */
-const MAX_SPIN_ATTEMPTS = 10
 
 /** Spins of a round listed per call unless the caller asks otherwise (CONTRACT §2 paging). */
 export const DEFAULT_SPIN_PAGE: SpinPage = { limit: 50, offset: 0 }
@@ -45,19 +39,21 @@ export class SpinAndWinService extends Context.Service<
     view(userId: UserId): Effect.Effect<WheelView>
     /**
      * Spins once for the current round. The draw is made from the round's seed and the player's next
-     * client seed and nonce, then the spin is recorded with them (at most one per user and round,
-     * enforced by the store), taking the nonce, and its prize credited through the ledger under the
-     * spin id, in one write (`SpinRepository.record`); a spin whose seed or nonce was taken
-     * meanwhile is drawn again with the new ones. A prize
-     * of 0 posts nothing. Fails `AlreadySpun` for a second spin in the round, `SpinContended` when
-     * the player's own concurrent seed changes kept taking its nonce. With
+     * client seed and nonce, read once, then the spin is recorded with them (at most one per user
+     * and round, enforced by the store), taking the nonce, and its prize credited through the ledger
+     * under the spin id, in one write (`SpinRepository.record`), only while the round is still open
+     * by the store's clock. A prize of 0 posts nothing. Fails `AlreadySpun` for a second spin in the
+     * round (also when the player's own concurrent spin took the nonce first), `SpinContended` when
+     * the player's own concurrent seed change took it, `RoundClosed` when the round ended before
+     * the write: nothing is recorded by any of them, and the client seed is never read again, so no
+     * seed chosen later can be drawn into the round. With
      * an `idempotencyKey` already used by this user, returns that spin again (`replayed: true`)
      * whatever the round, and credits nothing.
      */
     spin(
       userId: UserId,
       idempotencyKey?: IdempotencyKey | undefined
-    ): Effect.Effect<SpinOutcome, AlreadySpun | SpinContended>
+    ): Effect.Effect<SpinOutcome, AlreadySpun | SpinContended | RoundClosed>
     /**
      * The client seed the player's next spin will be drawn with and that spin's nonce: the seed they
      * set, or the default derived from their user id (`defaultClientSeed`) with nonce 0.
@@ -70,9 +66,9 @@ export class SpinAndWinService extends Context.Service<
      */
     setClientSeed(userId: UserId, clientSeed: ClientSeed): Effect.Effect<ClientSeedState>
     /**
-     * A finished round's revealed seed and commitment, with the spins `viewer` may see (their own,
+     * A finished round's revealed seed and commitment (from `REVEAL_GRACE_MILLIS` after it ended), with the spins `viewer` may see (their own,
      * or everyone's for an admin: see `RoundViewer.ts`) and the draw ranges of the wheels those
-     * spins used. `RoundNotFinished` for the current or a future round, `RoundNotFound` for a past
+     * spins used. `RoundNotFinished` for the current or a future round, or one that ended less than the grace ago, `RoundNotFound` for a past
      * round that never had a seed.
      */
     round(
@@ -228,15 +224,15 @@ export class SpinAndWinService extends Context.Service<
         return state
       })
 
-      /** A spin drawn with the player's next client seed and nonce as `nextClientSeed` reads them now. */
+      /** A spin drawn with the client seed and nonce `next`, read once for the spin by `spinOnce`. */
       const draw = Effect.fnUntraced(function* (
         userId: UserId,
         wheel: Wheel,
         seed: RoundSeed,
+        { clientSeed, nonce }: ClientSeedState,
         fields: { readonly spinId: SpinId; readonly round: RoundId; readonly at: DateTime.Utc },
         idempotencyKey: IdempotencyKey | undefined
       ) {
-        const { clientSeed, nonce } = yield* nextClientSeed(userId)
         const value = yield* drawValue(
           crypto,
           Redacted.value(seed.seed),
@@ -267,23 +263,30 @@ export class SpinAndWinService extends Context.Service<
 
       const spinOnce = Effect.fnUntraced(function* (userId: UserId, idempotencyKey: IdempotencyKey | undefined) {
         const at = yield* now
-        const { round, expiresIn } = roundAt(at)
+        const { round, expiresIn, startMillis, endMillis } = roundAt(at)
         const wheel = yield* activeWheel
         const seed = yield* seedOf(round)
         const spinId = (yield* random.uuid) as SpinId
-        // Optimistic: drawn with the seed and nonce read now, recorded only if they are still the
-        // player's next ones (the store checks and takes the nonce in its one write, which needs no
-        // transaction), else drawn again. Only the player's own concurrent spins or seed changes make
-        // a spin stale, and the next attempt then meets AlreadySpun or the new seed.
+        const next = yield* nextClientSeed(userId)
+        // Drawn once, with the seed and nonce read once, and recorded only if they are still the
+        // player's next ones and the round is still open by the store's clock (the store checks both
+        // in its one write, which needs no transaction). It is never drawn again with a seed read
+        // later: a redraw that re-read the seed let a seed chosen after the round's reveal into the
+        // round (issue 34). A stale spin is refused instead; only the player's own concurrent spin
+        // or seed change makes one.
         const drawAndRecord = Effect.gen(function* () {
-          for (let attempt = 1; ; attempt++) {
-            const drawn = yield* draw(userId, wheel, seed, { spinId, round, at }, idempotencyKey)
-            // One write: the nonce, the spin, its prize's posting and the prize's notification (issue 16).
-            const recorded = yield* spins.record(drawn.spin, yield* prizeOf(drawn.spin, wheel))
-            if (recorded._tag === "Recorded") return { ...drawn, coins: recorded.coins }
-            // Only the player's own racing requests get here: a 409 for them, not a 500.
-            if (attempt === MAX_SPIN_ATTEMPTS) return yield* new SpinContended({ round })
-          }
+          const drawn = yield* draw(userId, wheel, seed, next, { spinId, round, at }, idempotencyKey)
+          // One write: the nonce, the spin, its prize's posting and the prize's notification (issue 16).
+          const recorded = yield* spins.record(
+            drawn.spin,
+            { startMillis, endMillis },
+            yield* prizeOf(drawn.spin, wheel)
+          )
+          if (recorded._tag === "Recorded") return { ...drawn, coins: recorded.coins }
+          if (recorded._tag === "Closed") return yield* new RoundClosed({ round })
+          // Stale: a concurrent spin of theirs in this round is AlreadySpun; a seed change, a 409 to retry.
+          const [mine] = yield* spins.listRound(round, { limit: 1, offset: 0 }, userId)
+          return yield* mine === undefined ? new SpinContended({ round }) : new AlreadySpun({ round })
         })
         /** The answer to the spin just recorded, with the coin balance its write read. */
         const answer = ({ spin, segment, coins }: { spin: Spin; segment: Segment; coins: bigint }) =>
@@ -341,7 +344,9 @@ export class SpinAndWinService extends Context.Service<
         viewer: RoundViewer,
         options?: RoundAuditOptions
       ) {
-        const current = roundAt(yield* now).round
+        // The round that was running REVEAL_GRACE_MILLIS ago: only rounds before it are revealed, so
+        // a spin still in flight at midnight has been recorded or refused before its seed is public.
+        const current = roundAt(DateTime.subtract(yield* now, { milliseconds: REVEAL_GRACE_MILLIS })).round
         if (!isBefore(roundId, current)) return yield* new RoundNotFinished({ round: roundId })
         const seed = yield* seeds.revealed(roundId, current)
         if (Option.isNone(seed)) return yield* new RoundNotFound({ round: roundId })

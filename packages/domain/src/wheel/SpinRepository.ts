@@ -2,7 +2,7 @@ import { Context, type Effect, type Option } from "effect"
 import type { UserId } from "../auth/Model.ts"
 import type { NotifiedPosting } from "../notifications/NotifiedPosting.ts"
 import type { AlreadySpun } from "./Errors.ts"
-import type { RoundId } from "./Round.ts"
+import type { RoundId, RoundWindow } from "./Round.ts"
 import type { IdempotencyKey, Spin, SpinPage } from "./Spin.ts"
 
 /** What recording a spin did. */
@@ -14,6 +14,8 @@ export type SpinRecord =
    * next one (a spin or a new seed of theirs committed in between). Draw again with the current ones.
    */
   | { readonly _tag: "Stale" }
+  /** Nothing written: by the store's clock, at the write, the spin's round was not open (issue 34). */
+  | { readonly _tag: "Closed" }
 
 /**
  * Recorded spins. `record` is one write, atomic on its own; its refusal (AlreadySpun) would abort a
@@ -30,11 +32,14 @@ export class SpinRepository extends Context.Service<
      * all atomically: one write that needs no transaction (issue 16). `Stale`, writing nothing, when
      * the seed or nonce is no longer the player's next; the check and the advance are one, so a seed
      * set concurrently lands wholly before or after the spin, and the nonce counts recorded spins.
+     * `Closed`, writing nothing, unless the store's own clock (the database's `now()`, read by the
+     * same write) is inside `open`, the bounds of the spin's round: a spin that reaches the store
+     * after its round ended is never recorded, whatever the caller's clock said.
      * Fails `AlreadySpun`, writing nothing, when the user already has a spin in that round or one
      * under the same idempotency key: the store enforces both (a unique index in SQL), so concurrent
      * spins of one user cannot both be recorded.
      */
-    record(spin: Spin, prize?: NotifiedPosting): Effect.Effect<SpinRecord, AlreadySpun>
+    record(spin: Spin, open: RoundWindow, prize?: NotifiedPosting): Effect.Effect<SpinRecord, AlreadySpun>
     findByIdempotencyKey(userId: UserId, key: IdempotencyKey): Effect.Effect<Option.Option<Spin>>
     /** The round's spins in the order they were made, optionally only one user's. */
     listRound(round: RoundId, page: SpinPage, userId?: UserId | undefined): Effect.Effect<ReadonlyArray<Spin>>

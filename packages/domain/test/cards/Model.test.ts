@@ -46,6 +46,49 @@ describe("NewCard", () => {
     })
   )
 
+  it.effect("counts digits of any script in the name after NFKC, and refuses a lone surrogate", () =>
+    Effect.gen(function* () {
+      const fullwidth = [...NUMBER].map((digit) => String.fromCodePoint(0xff10 + Number(digit))).join("")
+      const arabicIndic = [...NUMBER].map((digit) => String.fromCodePoint(0x0660 + Number(digit))).join("")
+      const devanagari = [...NUMBER].map((digit) => String.fromCodePoint(0x0966 + Number(digit))).join("")
+      const circled = [...NUMBER.slice(0, 12)]
+        .map((digit) => (digit === "0" ? "\u24ea" : String.fromCodePoint(0x245f + Number(digit))))
+        .join("")
+      for (const name of [
+        `Ada ${fullwidth}`,
+        `Ada ${arabicIndic}`,
+        `Ada ${devanagari}`,
+        `Ada ${circled}`,
+        `Ada 5399${arabicIndic.slice(4)}`
+      ]) {
+        const error = yield* Effect.flip(decodeNewCard({ ...valid, cardholderName: name }))
+        assert.deepStrictEqual(
+          error.issues.map(({ path, message }) => [path, message]),
+          [["cardholderName", "cardholderName must not contain a card number"]],
+          name
+        )
+      }
+      // Eleven digits of any script are still a name (a flat number, say); the twelfth is refused.
+      assert.strictEqual(
+        (yield* decodeNewCard({ ...valid, cardholderName: `Ada ${arabicIndic.slice(0, 11)}` })).cardholderName.length,
+        15
+      )
+      for (const name of ["Ada \ud800Obi", "Ada Obi\udfff", "\udc00\ud800 Ada"]) {
+        const error = yield* Effect.flip(decodeNewCard({ ...valid, cardholderName: name }))
+        assert.deepStrictEqual(
+          error.issues.map(({ path }) => path),
+          ["cardholderName"],
+          JSON.stringify(name)
+        )
+      }
+      // A pair is a character like any other.
+      assert.strictEqual(
+        (yield* decodeNewCard({ ...valid, cardholderName: "Ada \ud83d\ude00" })).cardholderName,
+        "Ada \u{1f600}"
+      )
+    })
+  )
+
   it.effect("refuses each rule of each field", () =>
     Effect.gen(function* () {
       const cases: ReadonlyArray<readonly [Record<string, unknown>, string]> = [

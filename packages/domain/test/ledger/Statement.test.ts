@@ -1,7 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import {
   balancesAfter,
-  encodeStatementCursor,
   Instant,
   LedgerKeys,
   replayBreaks,
@@ -52,17 +51,20 @@ describe("the statement's rules", () => {
   it("makes an item of an entry: unsigned amounts with a direction, coins as integers, the reference read back", () => {
     const at = new Date("2026-11-21T18:30:00.123Z")
     assert.deepStrictEqual(
-      toStatementItem({
-        id: 42n,
-        occurredAt: at,
-        kind: "transfer.hold",
-        key: LedgerKeys.holdKey("TR-9"),
-        unit: "NGN",
-        amountMinor: -495050n,
-        balanceAfterMinor: 5n
-      }),
+      toStatementItem(
+        {
+          id: 42n,
+          occurredAt: at,
+          kind: "transfer.hold",
+          key: LedgerKeys.holdKey("TR-9"),
+          unit: "NGN",
+          amountMinor: -495050n,
+          balanceAfterMinor: 5n
+        },
+        "sealed-42"
+      ),
       {
-        id: "42",
+        id: "sealed-42",
         occurredAt: "2026-11-21T18:30:00.123Z",
         kind: "transfer.hold",
         direction: "DEBIT",
@@ -72,29 +74,35 @@ describe("the statement's rules", () => {
         reference: "TR-9"
       }
     )
-    const prize = toStatementItem({
-      id: 7n,
-      occurredAt: at,
-      kind: "prize",
-      key: "spin-1",
-      unit: "COIN",
-      amountMinor: 20n,
-      balanceAfterMinor: 70n
-    })
+    const prize = toStatementItem(
+      {
+        id: 7n,
+        occurredAt: at,
+        kind: "prize",
+        key: "spin-1",
+        unit: "COIN",
+        amountMinor: 20n,
+        balanceAfterMinor: 70n
+      },
+      "sealed-7"
+    )
     assert.deepStrictEqual(
       [prize.kind, prize.direction, prize.amount, prize.balanceAfter, prize.currency, prize.reference],
       ["spin.prize", "CREDIT", "20", "70", "COIN", "spin-1"]
     )
     assert.strictEqual(
-      toStatementItem({
-        id: 8n,
-        occurredAt: at,
-        kind: "deposit",
-        key: "k",
-        unit: "KWD",
-        amountMinor: 1250n,
-        balanceAfterMinor: 1250n
-      }).amount,
+      toStatementItem(
+        {
+          id: 8n,
+          occurredAt: at,
+          kind: "deposit",
+          key: "k",
+          unit: "KWD",
+          amountMinor: 1250n,
+          balanceAfterMinor: 1250n
+        },
+        "sealed-8"
+      ).amount,
       "1.250"
     )
   })
@@ -117,30 +125,11 @@ describe("the statement's rules", () => {
     assert.lengthOf(replayBreaks([items[0]!, item({ id: "0", amount: "x", balanceAfter: "1" })]), 1)
   })
 
-  it("the cursor is opaque text for a posting id; anything else is refused", () => {
+  it("the cursor is URL-safe text of at most 128 characters; whose it is, the service decides", () => {
     const decode = Schema.decodeUnknownResult(StatementCursor)
-    for (const id of [1n, 42n, 2n ** 63n - 1n]) {
-      const cursor = encodeStatementCursor({ id })
-      assert.match(cursor, /^[A-Za-z0-9_-]+$/)
-      assert.notStrictEqual(cursor, id.toString())
-      assert.deepStrictEqual(Result.getOrThrow(decode(cursor)), { id })
-    }
-    const forged = (text: string) => Buffer.from(text).toString("base64url")
-    for (const bad of [
-      "",
-      "!!!",
-      "42",
-      "x".repeat(200),
-      forged("0"),
-      forged("-1"),
-      forged("007"),
-      forged("1e3"),
-      forged(" 1"),
-      forged((2n ** 63n).toString()),
-      forged("1.5"),
-      forged("0b6f7c1e-5d0a-4a57-9a55-3d8e2f1c9b10"),
-      42
-    ]) {
+    for (const good of ["A".repeat(22), "q9_-Zz0aAbB1cC2dD3eE4f", "x"])
+      assert.isTrue(Result.isSuccess(decode(good)), good)
+    for (const bad of ["", "!!!", "a b", "x".repeat(129), "abc=", 42]) {
       assert.isTrue(Result.isFailure(decode(bad)), String(bad))
     }
   })

@@ -123,26 +123,30 @@ export const devicesContract = (it: It) => {
     })
   )
 
-  it.effect("a deactivated token leaves the list; deactivating twice or an unknown id is a no-op; it reactivates", () =>
-    Effect.gen(function* () {
-      const devices = yield* Devices
-      const ada = user("ada")
-      const kept = yield* register(ada, "APNS", freshToken("APNS"))
-      const token = freshToken("APNS")
-      const dead = yield* register(ada, "APNS", token)
-      yield* devices.deactivate(dead.device.deviceId, "UNREGISTERED")
-      yield* devices.deactivate(dead.device.deviceId, "UNREGISTERED")
-      yield* devices.deactivate("00000000-0000-4000-8000-ffffffffffff" as DeviceId, "UNREGISTERED")
-      assert.deepStrictEqual(yield* listIds(ada), [kept.device.deviceId])
-      const refused = yield* Effect.flip(devices.remove(ada, dead.device.deviceId))
-      assert.strictEqual(refused._tag, "DeviceNotFound")
-      // Deactivated by the provider, then registered by another user: a move, and active.
-      const bola = user("bola")
-      const back = yield* register(bola, "APNS", token)
-      assert.isTrue(back.created)
-      assert.strictEqual(back.movedFrom, ada)
-      assert.deepStrictEqual(yield* listIds(bola), [back.device.deviceId])
-    })
+  it.effect(
+    "a deactivated token leaves the list; deactivating twice or an unknown id is a no-op; it comes back as new",
+    () =>
+      Effect.gen(function* () {
+        const devices = yield* Devices
+        const ada = user("ada")
+        const kept = yield* register(ada, "APNS", freshToken("APNS"))
+        const token = freshToken("APNS")
+        const dead = yield* register(ada, "APNS", token)
+        yield* devices.deactivate(dead.device.deviceId, "UNREGISTERED")
+        yield* devices.deactivate(dead.device.deviceId, "UNREGISTERED")
+        yield* devices.deactivate("00000000-0000-4000-8000-ffffffffffff" as DeviceId, "UNREGISTERED")
+        assert.deepStrictEqual(yield* listIds(ada), [kept.device.deviceId])
+        const refused = yield* Effect.flip(devices.remove(ada, dead.device.deviceId))
+        assert.strictEqual(refused._tag, "DeviceNotFound")
+        // Deactivated by the provider, then registered by another user: its token was erased with the
+        // device (issue 34), so this is a new device of theirs, not a move from ada.
+        const bola = user("bola")
+        const back = yield* register(bola, "APNS", token)
+        assert.isTrue(back.created)
+        assert.isNull(back.movedFrom)
+        assert.notStrictEqual(back.device.deviceId, dead.device.deviceId)
+        assert.deepStrictEqual(yield* listIds(bola), [back.device.deviceId])
+      })
   )
 
   it.effect("another user's device and an unknown id are not found, and nothing changes", () =>

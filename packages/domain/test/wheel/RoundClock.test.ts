@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { expiresIn, makeRoundClock, roundEnd, roundOf } from "@payments-gaming/domain/wheel"
+import { expiresIn, makeRoundClock, roundEnd, roundOf, roundStart } from "@payments-gaming/domain/wheel"
 import { DateTime } from "effect"
 import fc from "fast-check"
 
@@ -21,6 +21,17 @@ const TO = Date.parse("2031-01-01T00:00:00Z")
 const reference = (millis: number, zone: DateTime.TimeZone) => {
   const at = DateTime.makeUnsafe(millis)
   return { round: roundOf(at, zone), expiresIn: expiresIn(at, zone) }
+}
+
+/** `reference` with the round's bounds, which a spin's write is checked against. */
+const referenceWithBounds = (millis: number, zone: DateTime.TimeZone) => {
+  const { round, expiresIn } = reference(millis, zone)
+  return {
+    round,
+    expiresIn,
+    startMillis: DateTime.toEpochMillis(roundStart(round, zone)),
+    endMillis: DateTime.toEpochMillis(roundEnd(round, zone))
+  }
 }
 
 describe("makeRoundClock", () => {
@@ -61,7 +72,11 @@ describe("makeRoundClock", () => {
           for (const [base, jitter] of instants) {
             const end = DateTime.toEpochMillis(roundEnd(roundOf(DateTime.makeUnsafe(base), zone), zone))
             for (const millis of [base, end - 1, end, end + jitter]) {
-              assert.deepStrictEqual(roundAt(DateTime.makeUnsafe(millis)), reference(millis, zone), `${name} ${millis}`)
+              assert.deepStrictEqual(
+                roundAt(DateTime.makeUnsafe(millis)),
+                referenceWithBounds(millis, zone),
+                `${name} ${millis}`
+              )
             }
           }
         }
@@ -73,7 +88,10 @@ describe("makeRoundClock", () => {
   it("hits the exact round boundaries of a 25-hour and a 23-hour day", () => {
     const london = DateTime.zoneMakeNamedUnsafe("Europe/London")
     const roundAt = makeRoundClock(london)
-    const at = (iso: string) => roundAt(DateTime.makeUnsafe(iso))
+    const at = (iso: string) => {
+      const { round, expiresIn } = roundAt(DateTime.makeUnsafe(iso))
+      return { round, expiresIn }
+    }
     assert.deepStrictEqual(at("2026-10-24T22:59:59.999Z"), { round: "2026-10-24", expiresIn: "00:00:01" })
     assert.deepStrictEqual(at("2026-10-24T23:00:00.000Z"), { round: "2026-10-25", expiresIn: "25:00:00" })
     assert.deepStrictEqual(at("2026-10-25T23:59:59.999Z"), { round: "2026-10-25", expiresIn: "00:00:01" })

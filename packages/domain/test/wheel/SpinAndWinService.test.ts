@@ -1,15 +1,16 @@
 import { assert, describe, it } from "@effect/vitest"
-import { BigDecimal, DateTime, Effect, Exit, Layer, Option } from "effect"
+import { BigDecimal, Context, DateTime, Effect, Exit, Layer, Option } from "effect"
 import { Hex } from "effect/encoding"
 import { TestClock } from "effect/testing"
 import type { UserId } from "../../src/auth/Model.ts"
 import { Account, Ledger } from "../../src/ledger/index.ts"
 import { type ClientSeed, defaultClientSeed } from "../../src/wheel/ClientSeed.ts"
+import { ClientSeeds } from "../../src/wheel/ClientSeeds.ts"
 import { defaultWheel } from "../../src/wheel/DefaultWheel.ts"
 import { segmentAt } from "../../src/wheel/Draw.ts"
 import type { Segment } from "../../src/wheel/Model.ts"
 import { commitmentOf, drawValue, verify } from "../../src/wheel/ProvablyFair.ts"
-import { type RoundId, roundOf } from "../../src/wheel/Round.ts"
+import { REVEAL_GRACE_MILLIS, type RoundId, roundOf } from "../../src/wheel/Round.ts"
 import { SeedCrypto } from "../../src/wheel/SeedCrypto.ts"
 import type { IdempotencyKey } from "../../src/wheel/Spin.ts"
 import { SpinAndWinService } from "../../src/wheel/SpinAndWinService.ts"
@@ -233,10 +234,11 @@ describe("SpinAndWinService.spin", () => {
   )
 })
 
-describe("SpinAndWinService.spin when its nonce keeps being taken", () => {
-  it.effect("gives up after ten draws with SpinContended (a 409), recording nothing", () => {
+describe("SpinAndWinService.spin when its nonce is taken", () => {
+  it.effect("is drawn once and refused with SpinContended (a 409), recording nothing and reading its seed once", () => {
     let attempts = 0
-    // A store that always finds the nonce taken, as the player's own racing seed changes would.
+    let seedReads = 0
+    // A store that finds the nonce taken, as the player's own racing seed change would.
     const alwaysStale = Layer.effect(
       SpinRepository,
       Effect.gen(function* () {
@@ -251,15 +253,101 @@ describe("SpinAndWinService.spin when its nonce keeps being taken", () => {
         })
       })
     ).pipe(Layer.provide(Layer.fresh(layerMemorySpinRepository)))
+    const countingSeeds = Layer.effect(
+      SpinAndWinService,
+      Effect.gen(function* () {
+        const seeds = yield* ClientSeeds
+        return yield* Layer.build(SpinAndWinService.layer).pipe(
+          Effect.map((context) => Context.get(context, SpinAndWinService)),
+          Effect.provideService(
+            ClientSeeds,
+            ClientSeeds.of({
+              ...seeds,
+              current: (userId) =>
+                Effect.andThen(
+                  Effect.sync(() => seedReads++),
+                  seeds.current(userId)
+                )
+            })
+          )
+        )
+      })
+    )
     return Effect.gen(function* () {
       yield* atNoon
       const error = yield* Effect.flip((yield* SpinAndWinService).spin(user("racer")))
       assert.strictEqual(error._tag, "SpinContended")
-      assert.strictEqual(attempts, 10, "drawn again on each stale record, ten times in all")
+      assert.deepStrictEqual([attempts, seedReads], [1, 1], "never drawn again with a seed read later")
       const recorded = yield* (yield* SpinRepository).listRound("2026-05-01" as RoundId, { limit: 10, offset: 0 })
       assert.strictEqual(recorded.length, 0)
-    }).pipe(Effect.provide(withSpinRepository(alwaysStale)))
+    }).pipe(
+      Effect.provide(
+        countingSeeds.pipe(
+          Layer.provide(alwaysStale),
+          Layer.provideMerge(layerMemoryPorts({ random: { roundSeed: ROUND_SEED } }))
+        )
+      )
+    )
   })
+})
+
+describe("SpinAndWinService at a round's end", () => {
+  const LAGOS_MIDNIGHT = DateTime.toEpochMillis(DateTime.makeUnsafe("2026-05-01T23:00:00Z"))
+
+  it.effect(
+    "a spin whose write reaches the store after midnight is RoundClosed: nothing recorded, no nonce taken",
+    () => {
+      // The store's clock moves past the round's end between the spin's reading of the time and its
+      // write, as a spin started just before midnight would see it.
+      const lateWrite = Layer.effect(
+        SpinRepository,
+        Effect.gen(function* () {
+          const real = yield* SpinRepository
+          return SpinRepository.of({
+            ...real,
+            record: (spin, open, prize) =>
+              Effect.andThen(TestClock.setTime(LAGOS_MIDNIGHT), real.record(spin, open, prize))
+          })
+        })
+      ).pipe(Layer.provide(Layer.fresh(layerMemorySpinRepository)))
+      return Effect.gen(function* () {
+        yield* TestClock.setTime(LAGOS_MIDNIGHT - 1)
+        const service = yield* SpinAndWinService
+        const error = yield* Effect.flip(service.spin(user("late")))
+        assert.deepStrictEqual([error._tag, error.message], ["RoundClosed", "round closed, spin again"])
+        assert.strictEqual(error.round, "2026-05-01")
+        const spins = yield* SpinRepository
+        assert.deepStrictEqual(yield* spins.listRound("2026-05-01" as RoundId, { limit: 10, offset: 0 }), [])
+        assert.strictEqual((yield* service.clientSeed(user("late"))).nonce, 0)
+        assert.strictEqual((yield* (yield* Ledger).balances(user("late"))).coins, 0n)
+      }).pipe(Effect.provide(withSpinRepository(lateWrite)))
+    }
+  )
+
+  it.effect("the last millisecond of a round still records its spin", () =>
+    Effect.gen(function* () {
+      yield* TestClock.setTime(LAGOS_MIDNIGHT - 1)
+      const outcome = yield* (yield* SpinAndWinService).spin(user("just-in-time"))
+      assert.strictEqual(outcome.round, "2026-05-01")
+    }).pipe(Effect.provide(Memory))
+  )
+
+  it.effect("reveals a round's seed only a minute after it ends", () =>
+    Effect.gen(function* () {
+      yield* TestClock.setTime(LAGOS_MIDNIGHT - 1)
+      const service = yield* SpinAndWinService
+      yield* service.spin(user("watcher"))
+      for (const at of [LAGOS_MIDNIGHT, LAGOS_MIDNIGHT + REVEAL_GRACE_MILLIS - 1]) {
+        yield* TestClock.setTime(at)
+        const early = yield* Effect.flip(service.round("2026-05-01" as RoundId, ADMIN))
+        assert.strictEqual(early._tag, "RoundNotFinished", `at ${at - LAGOS_MIDNIGHT} ms after midnight`)
+      }
+      yield* TestClock.setTime(LAGOS_MIDNIGHT + REVEAL_GRACE_MILLIS)
+      const audit = yield* service.round("2026-05-01" as RoundId, ADMIN)
+      assert.strictEqual(audit.seed, Hex.encode(ROUND_SEED))
+      assert.strictEqual(REVEAL_GRACE_MILLIS, 60_000)
+    }).pipe(Effect.provide(Memory))
+  )
 })
 
 describe("SpinAndWinService.round", () => {
@@ -281,7 +369,8 @@ describe("SpinAndWinService.round", () => {
       const service = yield* serviceAtNoon
       const view = yield* service.view(user("erin"))
       const spins = yield* Effect.forEach(["erin", "frank", "grace"], (name) => service.spin(user(name)))
-      yield* TestClock.adjust("12 hours")
+      // Midnight, and the minute of grace before a round is revealed.
+      yield* TestClock.adjust("721 minutes")
       const audit = yield* service.round("2026-05-01" as RoundId, ADMIN)
       assert.strictEqual(audit.seed, Hex.encode(ROUND_SEED))
       assert.strictEqual(audit.commitment, view.commitment)

@@ -16,6 +16,8 @@ import ledgerStatement from "./0013_ledger_statement.ts"
 import wheelClientSeeds from "./0014_wheel_client_seeds.ts"
 import notificationOutbox from "./0015_notification_outbox.ts"
 import notificationResends from "./0016_notification_resends.ts"
+import webhookConflictKey from "./0018_webhook_conflict_key.ts"
+import deviceTokenErasure from "./0019_device_token_erasure.ts"
 
 /**
  * Every migration, keyed `<id>_<name>`. Statically imported (not read from a folder) so the set is
@@ -37,5 +39,7 @@ export const migrations: Record<string, Effect.Effect<unknown, unknown, SqlClien
   "0013_ledger_statement": ledgerStatement,
   "0014_wheel_client_seeds": wheelClientSeeds,
   "0015_notification_outbox": notificationOutbox,
-  "0016_notification_resends": notificationResends
+  "0016_notification_resends": notificationResends,
+  "0018_webhook_conflict_key": webhookConflictKey,
+  "0019_device_token_erasure": deviceTokenErasure
 }
