@@ -9,6 +9,7 @@ import { notifications } from "./NotificationsCommand.ts"
 import { push } from "./PushCommand.ts"
 import { signalStopIsClean, UsageError } from "./Runtime.ts"
 import { serve } from "./ServeCommand.ts"
+import { printError } from "./TerminalText.ts"
 import { token } from "./TokenCommand.ts"
 import * as UsagePresenter from "./UsagePresenter.ts"
 import { virtualAccount } from "./VirtualAccountCommand.ts"
@@ -36,7 +37,8 @@ const program = Command.run(root, { version: packageJson.version }).pipe(
         : failure instanceof Error
           ? failure.message
           : String(failure)
-    return Effect.sync(() => console.error(`error: ${message}`))
+    // The message may quote what the service or a provider said: printed without its escapes.
+    return printError(`error: ${message}`)
   }),
   Effect.provide([NodeServices.layer, UsagePresenter.layer])
 )

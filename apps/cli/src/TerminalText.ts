@@ -29,3 +29,6 @@ export const field = (value: string): string => value.replace(FIELD_CONTROLS, RE
  * `--json` output is printed as `JSON.stringify` wrote it (machine-read, and its escapes are inert).
  */
 export const printText = (text: string) => Console.log(terminalSafe(text))
+
+/** Prints a line for the operator on stderr through `terminalSafe`: an error may quote what a third party wrote. */
+export const printError = (text: string) => Console.error(terminalSafe(text))

@@ -1,5 +1,5 @@
-import { Console } from "effect"
 import { CliOutput } from "effect/cli"
+import { printError } from "./TerminalText.ts"
 
 /**
  * How a command line that cannot run is told: on stderr, one line per problem (the first line of
@@ -12,7 +12,7 @@ export const UsagePresenter: CliOutput.Presenter = {
     if (event._tag !== "InvalidInvocation") return CliOutput.defaultPresenter.present(event)
     const command = event.commandPath.join(" ")
     const lines = event.errors.map((error) => `error: ${firstLine(error.message)}${didYouMean(error)}`)
-    return Console.error([...lines, `Run '${command} --help' for usage.`].join("\n"))
+    return printError([...lines, `Run '${command} --help' for usage.`].join("\n"))
   }
 }
 

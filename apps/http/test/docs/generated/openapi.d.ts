@@ -362,7 +362,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Spin once in the current round (409 on a second spin, or when the caller's own concurrent client-seed changes keep racing it; a repeated Idempotency-Key returns the first result)
+         * Spin once in the current round (409 on a second spin, when the caller's own concurrent client-seed change took its nonce, or when the round closed before the spin was recorded: nothing spun, spin again; a repeated Idempotency-Key returns the first result)
          * @description X-Spin-Id, X-Spin-Round and X-Round-Commitment identify the draw for later verification.
          */
         post: operations["wheel.spin"];
@@ -404,7 +404,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * A finished round laid open: its server seed, commitment, and the caller's own spin (with its client seed and nonce) and draw ranges (409 while it runs)
+         * A finished round laid open: its server seed, commitment, and the caller's own spin (with its client seed and nonce) and draw ranges (409 while it runs and for a minute after it ends)
          * @description Lists only the caller's own spins (with their user id, client seed and nonce, needed to recompute the draw); other players' spins are not listed, not even anonymously. A caller whose token has the admin role sees every player's spins with user ids, paged. See docs/provably-fair.md.
          */
         get: operations["wheel.round"];
@@ -1821,7 +1821,7 @@ export interface operations {
                         message: string;
                         data: {
                             items: {
-                                /** @description The posting's id: unique, and higher for later postings */
+                                /** @description The posting's id as this user sees it: unique and stable, opaque (it says nothing of other postings); the last item's id is the page's nextCursor */
                                 id: string;
                                 /** @description When the movement was posted, ISO 8601 UTC */
                                 occurredAt: string;
@@ -2315,7 +2315,7 @@ export interface operations {
                         message: string;
                         data: {
                             items: {
-                                /** @description The posting's id: unique, and higher for later postings */
+                                /** @description The posting's id as this user sees it: unique and stable, opaque (it says nothing of other postings); the last item's id is the page's nextCursor */
                                 id: string;
                                 /** @description When the movement was posted, ISO 8601 UTC */
                                 occurredAt: string;
