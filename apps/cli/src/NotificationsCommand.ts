@@ -11,7 +11,7 @@ import { Argument, Command, Flag } from "effect/cli"
 import * as Backend from "./Backend.ts"
 import { CommandEnvironment, UsageError } from "./Runtime.ts"
 import * as ServiceClient from "./ServiceClient.ts"
-import { field, printText } from "./TerminalText.ts"
+import { printList } from "./TerminalText.ts"
 
 /** An id named no notification. */
 export class NotificationsCommandFailed extends Data.TaggedError("NotificationsCommandFailed")<{
@@ -36,21 +36,6 @@ const decodeAnswer =
   <S extends Schema.Top>(schema: S) =>
   (answer: ServiceClient.ServiceAnswer) =>
     Schema.decodeUnknownEffect(schema)(ServiceClient.dataOf(answer)).pipe(Effect.orDie)
-
-const describeRow = (row: NotificationView) =>
-  [
-    row.id,
-    row.status,
-    `attempts=${row.attempts}`,
-    row.userId,
-    row.templateCode,
-    row.lastError ?? "-",
-    row.createdAt,
-    // Sends made while an earlier one may have reached the provider; "?" while a send is unconfirmed.
-    `resends=${row.resends}${row.unconfirmed ? "?" : ""}`
-  ]
-    .map(field)
-    .join("\t")
 
 interface ListQuery {
   readonly status: OutboxStatus | undefined
@@ -91,8 +76,27 @@ const list = Command.make(
         backend._tag === "Service"
           ? yield* listThroughService(backend.url, query)
           : yield* onDatabase((service) => service.list(query))
-      if (json) yield* Console.log(JSON.stringify(rows))
-      else for (const row of rows) yield* printText(describeRow(row))
+      if (json) {
+        yield* Console.log(JSON.stringify(rows))
+      } else {
+        yield* printList({
+          columns: ["id", "status", "attempts", "userId", "templateCode", "lastError", "createdAt", "resends"],
+          rows: rows.map((row) => [
+            row.id,
+            row.status,
+            String(row.attempts),
+            row.userId,
+            row.templateCode,
+            row.lastError ?? "-",
+            row.createdAt,
+            // Sends made while an earlier one may have reached the provider; "?" while a send is unconfirmed.
+            `${row.resends}${row.unconfirmed ? "?" : ""}`
+          ]),
+          noun: status._tag === "Some" ? `${status.value} notifications` : "notifications",
+          // A full page may have a next one; offsets are positions, so the next page starts after it.
+          next: rows.length === limit ? `--offset ${offset + limit}` : undefined
+        })
+      }
     }).pipe(Effect.provide(CommandEnvironment))
 ).pipe(
   Command.withDescription(
@@ -185,12 +189,14 @@ const retry = Command.make(
       const backend = yield* Backend.resolve
       const { results, notFound } =
         backend._tag === "Service" ? yield* retryThroughService(backend.url, which) : yield* retryDirectly(which)
-      if (json) yield* Console.log(JSON.stringify({ results, notFound }))
-      else if (results.length === 0 && Option.isSome(status)) yield* printText(`No ${status.value} notifications`)
-      else {
-        for (const result of results) {
-          yield* printText([result.id, `retried=${result.retried ? "yes" : "no"}`, result.status].map(field).join("\t"))
-        }
+      if (json) {
+        yield* Console.log(JSON.stringify({ results, notFound }))
+      } else {
+        yield* printList({
+          columns: ["id", "retried", "status"],
+          rows: results.map((result) => [result.id, result.retried ? "yes" : "no", result.status]),
+          noun: Option.isSome(status) ? `${status.value} notifications` : "notifications retried"
+        })
       }
       if (notFound.length > 0) {
         return yield* new NotificationsCommandFailed({ message: `no notification ${notFound.join(", ")}` })

@@ -1,4 +1,4 @@
-import { Console } from "effect"
+import { Console, Effect } from "effect"
 
 // C0 controls but tab and line feed, DEL, C1 controls (U+0080–U+009F: CSI U+009B among them), and
 // the bidirectional overrides and isolates, which reorder what a terminal shows.
@@ -30,5 +30,29 @@ export const field = (value: string): string => value.replace(FIELD_CONTROLS, RE
  */
 export const printText = (text: string) => Console.log(terminalSafe(text))
 
-/** Prints a line for the operator on stderr through `terminalSafe`: an error may quote what a third party wrote. */
+/**
+ * Prints a line for the operator on stderr through `terminalSafe`: an error (which may quote what a
+ * third party wrote), or a note beside a command's answer (no rows, more pages) that a script
+ * reading stdout must not take for a row.
+ */
 export const printError = (text: string) => Console.error(terminalSafe(text))
+
+/**
+ * A list as text: a header line naming the columns, then one tab-separated line per row (each field
+ * through `field`), ready for `cut` or `column -t`. On stderr, a note when there is no row, and how to
+ * ask for the next page when there is one.
+ */
+export const printList = (options: {
+  readonly columns: ReadonlyArray<string>
+  readonly rows: ReadonlyArray<ReadonlyArray<string>>
+  /** What the rows are, plural: "No webhook events". */
+  readonly noun: string
+  /** The flags that ask for the next page, when there is one. */
+  readonly next?: string | undefined
+}) =>
+  Effect.gen(function* () {
+    if (options.rows.length === 0) return yield* printError(`No ${options.noun}`)
+    const lines = [options.columns, ...options.rows].map((row) => row.map(field).join("\t"))
+    yield* printText(lines.join("\n"))
+    if (options.next !== undefined) yield* printError(`More ${options.noun}: run again with ${options.next}`)
+  })

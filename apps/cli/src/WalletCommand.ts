@@ -14,7 +14,7 @@ import * as Backend from "./Backend.ts"
 import { decodeFlag, decodeOptionalFlag } from "./FlagValue.ts"
 import { CommandEnvironment, UsageError } from "./Runtime.ts"
 import * as ServiceClient from "./ServiceClient.ts"
-import { field, printText } from "./TerminalText.ts"
+import { field, printError, printText } from "./TerminalText.ts"
 
 /** The largest page the service gives; the command follows the cursor page by page. */
 const PAGE = 200
@@ -180,10 +180,12 @@ const statement = Command.make(
             nextCursor: found.nextCursor
           })
         )
-      } else if (flags.csv) {
-        yield* printText(csv(found.items))
-      } else if (found.items.length > 0) {
-        yield* printText(table(found.items))
+      } else {
+        // CSV keeps its header when empty, for the program that reads it; a table says so instead.
+        if (flags.csv) yield* printText(csv(found.items))
+        else if (found.items.length > 0) yield* printText(table(found.items))
+        if (found.items.length === 0) yield* printError("No postings")
+        if (found.nextCursor !== null) yield* printError(`More postings: run again with --cursor ${found.nextCursor}`)
       }
     }).pipe(Effect.provide(CommandEnvironment))
 ).pipe(

@@ -17,7 +17,7 @@ import { Argument, Command, Flag } from "effect/cli"
 import * as Backend from "./Backend.ts"
 import { CommandEnvironment, UsageError } from "./Runtime.ts"
 import * as ServiceClient from "./ServiceClient.ts"
-import { field, printText } from "./TerminalText.ts"
+import { printList, printText } from "./TerminalText.ts"
 
 /** The command ran but did not do what was asked: the server refused, or could not be reached. */
 export class WebhookCommandFailed extends Data.TaggedError("WebhookCommandFailed")<{ readonly message: string }> {}
@@ -146,20 +146,6 @@ const send = Command.make(
   ])
 )
 
-const yesNo = (value: boolean) => (value ? "yes" : "no")
-
-const describeResult = (result: ReplayResult) =>
-  [
-    result.eventId,
-    result.kind,
-    result.reference,
-    `replayed=${yesNo(result.replayed)}`,
-    result.outcome,
-    result.reason ?? "-"
-  ]
-    .map(field)
-    .join("\t")
-
 interface Replayed {
   readonly results: ReadonlyArray<ReplayResult>
   readonly notFound: ReadonlyArray<string>
@@ -266,13 +252,31 @@ const replay = Command.make(
         backend._tag === "Service" ? yield* replayThroughService(backend.url, which) : yield* replayDirectly(which)
       if (json) {
         yield* Console.log(JSON.stringify({ results, notFound }))
-      } else if (results.length === 0 && Option.isSome(status)) {
-        yield* printText(`No ${status.value} events`)
       } else {
-        for (const result of results) yield* printText(describeResult(result))
+        // `outcome` is what the event is stored as now: `replayed` says whether it was run again.
+        yield* printList({
+          columns: ["id", "kind", "reference", "replayed", "outcome", "reason"],
+          rows: results.map((result) => [
+            result.eventId,
+            result.kind,
+            result.reference,
+            result.replayed ? "yes" : "no",
+            result.outcome,
+            result.reason ?? "-"
+          ]),
+          noun: Option.isSome(status) ? `${status.value} events` : "events replayed"
+        })
       }
       if (notFound.length > 0) {
         return yield* new WebhookCommandFailed({ message: `no webhook event ${notFound.join(", ")}` })
+      }
+      // A replay that left an event unmatched or rejected did not do what it was asked: exit 1, so a
+      // script that links an account and replays learns that the fix did not take.
+      const still = results.filter((result) => result.outcome === "unmatched" || result.outcome === "rejected")
+      if (still.length > 0) {
+        return yield* new WebhookCommandFailed({
+          message: `${still.length} of ${results.length} events still ${[...new Set(still.map((result) => result.outcome))].join(" or ")} after the replay: fix their cause (webhook list shows the reason) and replay again`
+        })
       }
     }).pipe(Effect.provide(CommandEnvironment))
 ).pipe(
@@ -288,9 +292,6 @@ const replay = Command.make(
     }
   ])
 )
-
-const describeEvent = (item: WebhookEventPage["items"][number]) =>
-  [item.id, item.kind, item.reference, item.outcome, item.reason ?? "-", item.receivedAt].map(field).join("\t")
 
 interface ListQuery {
   readonly outcome: Outcome | undefined
@@ -348,10 +349,24 @@ const list = Command.make(
       const backend = yield* Backend.resolve
       const page =
         backend._tag === "Service" ? yield* listThroughService(backend.url, query) : yield* listDirectly(query)
+      // The page as the API answers it: its nextCursor is the opaque text --cursor takes back.
+      const encoded = Schema.encodeSync(WebhookEventPage)(page)
       if (json) {
-        yield* Console.log(JSON.stringify(Schema.encodeSync(WebhookEventPage)(page)))
+        yield* Console.log(JSON.stringify(encoded))
       } else {
-        for (const item of page.items) yield* printText(describeEvent(item))
+        yield* printList({
+          columns: ["id", "kind", "reference", "outcome", "reason", "receivedAt"],
+          rows: page.items.map((item) => [
+            item.id,
+            item.kind,
+            item.reference,
+            item.outcome,
+            item.reason ?? "-",
+            item.receivedAt
+          ]),
+          noun: [query.outcome, query.kind, "webhook events"].filter((word) => word !== undefined).join(" "),
+          next: encoded.nextCursor === null ? undefined : `--cursor ${encoded.nextCursor}`
+        })
       }
     }).pipe(Effect.provide(CommandEnvironment))
 ).pipe(

@@ -81,7 +81,7 @@ describe("notifications list and retry", () => {
         assert.match(
           plain.stdout,
           new RegExp(
-            `^${row!.id}\tfailed\tattempts=8\t${userId}\tDEPOSIT_RECEIVED\tAUTH_ERROR: refused\t[^\t]+\tresends=0\n`
+            `^id\tstatus\tattempts\tuserId\ttemplateCode\tlastError\tcreatedAt\tresends\n${row!.id}\tfailed\t8\t${userId}\tDEPOSIT_RECEIVED\tAUTH_ERROR: refused\t[^\t]+\t0\n`
           )
         )
         assert.strictEqual((yield* runCli(["notifications", "list", "--status", "lost"], direct)).code, 2)
@@ -90,7 +90,7 @@ describe("notifications list and retry", () => {
         // By id, with an id that names nothing: the real one is retried, the command fails naming the other.
         const byId = yield* runCli(["notifications", "retry", row!.id, "not-a-uuid"], direct)
         assert.strictEqual(byId.code, 1)
-        assert.strictEqual(byId.stdout.trim(), `${row!.id}\tretried=yes\tpending`)
+        assert.strictEqual(byId.stdout.trim(), `id\tretried\tstatus\n${row!.id}\tyes\tpending`)
         assert.include(byId.stderr, "no notification not-a-uuid")
         yield* until(rows, (all) => all[0]?.status === "sent" && all[0].attempts === 1)
 
@@ -117,7 +117,8 @@ describe("notifications list and retry", () => {
         })
         yield* until(rows, (all) => all[0]?.status === "sent" && all[0].attempts === 1)
         const none = yield* runCli(["notifications", "retry", "--status", "failed"], viaService)
-        assert.strictEqual(none.stdout.trim(), "No failed notifications")
+        assert.strictEqual(none.stdout, "")
+        assert.match(none.stderr, /^No failed notifications$/m)
       }),
     120_000
   )

@@ -127,6 +127,7 @@ describe("wallet statement", () => {
         const coins = yield* runCli(["wallet", "statement", "--user", userId, "--currency", "COIN", "--csv"], direct)
         assert.strictEqual(coins.code, 0, coins.stderr)
         assert.strictEqual(coins.stdout.trimEnd(), HEADER)
+        assert.strictEqual(coins.stderr.trim(), "No postings")
         const since = yield* runCli(
           ["wallet", "statement", "--user", userId, "--from", whole.items[1]!.occurredAt, "--json"],
           direct

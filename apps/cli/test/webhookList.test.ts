@@ -70,14 +70,21 @@ describe("webhook list", () => {
           order
         )
 
-        // Plain: one tab-separated line per event.
+        // Plain: a header, then one tab-separated line per event.
         const plain = yield* runCli(["webhook", "list", "--status", "unmatched"], direct)
         assert.strictEqual(plain.code, 0, plain.stderr)
-        const lines = plain.stdout
+        const [header, ...lines] = plain.stdout
           .trim()
           .split("\n")
           .map((line) => line.split("\t"))
+        assert.deepStrictEqual(header, ["id", "kind", "reference", "outcome", "reason", "receivedAt"])
         assert.lengthOf(lines, 3)
+        // A page that is not the last says how to ask for the next one, on stderr.
+        const paged = yield* runCli(["webhook", "list", "--status", "unmatched", "--limit", "2"], direct)
+        assert.lengthOf(paged.stdout.trim().split("\n"), 3)
+        assert.match(paged.stderr, /^More unmatched webhook events: run again with --cursor \S+$/m)
+        const none = yield* runCli(["webhook", "list", "--status", "rejected"], direct)
+        assert.deepStrictEqual([none.code, none.stdout, none.stderr.trim()], [0, "", "No rejected webhook events"])
         assert.sameMembers(
           lines.map((fields) => fields[2]),
           references
@@ -126,11 +133,11 @@ describe("webhook list", () => {
         const one = page1.items.find((item) => item.outcome === "unmatched") ?? page2.items[0]!
         const byId = yield* runCli(["webhook", "replay", one.id, "not-a-uuid", randomUUID()], viaService)
         assert.strictEqual(byId.code, 1, byId.stderr)
-        assert.deepStrictEqual(byId.stdout.trim().split("\t"), [
+        assert.deepStrictEqual(byId.stdout.trim().split("\n")[1]?.split("\t"), [
           one.id,
           "virtualaccount.credit",
           one.reference,
-          "replayed=yes",
+          "yes",
           "processed",
           "-"
         ])
@@ -144,7 +151,8 @@ describe("webhook list", () => {
         for (const result of replayed.results) assert.deepInclude(result, { replayed: true, outcome: "processed" })
         assert.strictEqual(yield* ngnBalance(port, userId), "30.00")
         const again = yield* runCli(["webhook", "replay", "--status", "unmatched"], viaService)
-        assert.strictEqual(again.stdout.trim(), "No unmatched events")
+        assert.strictEqual(again.stdout, "")
+        assert.match(again.stderr, /^No unmatched events$/m)
         assert.strictEqual(yield* ngnBalance(port, userId), "30.00")
       }),
     120_000
