@@ -4,14 +4,17 @@
 // module names each port's adapter itself, so the list of a use case's ports lives only here.
 // It imports no other module of the HTTP app (test/foundation/architecture.test.ts): the CLI loads
 // it without loading the server.
+
 import * as CreditCardTypeBrandDetector from "@payments-gaming/adapters/cards/CreditCardTypeBrandDetector"
 import * as HmacCardFingerprinter from "@payments-gaming/adapters/cards/HmacCardFingerprinter"
+import * as SealSettingsConfig from "@payments-gaming/adapters/ledger/SealSettingsConfig"
 import * as NotificationSettingsConfig from "@payments-gaming/adapters/notifications/NotificationSettingsConfig"
 import * as BankingDeadLetters from "@payments-gaming/adapters/postgres/BankingDeadLetters"
 import * as CardRepositoryPg from "@payments-gaming/adapters/postgres/CardRepository"
 import * as ChallengeRepositoryPg from "@payments-gaming/adapters/postgres/ChallengeRepository"
 import * as DevicesPostgres from "@payments-gaming/adapters/postgres/DevicesPostgres"
 import * as LedgerPostgres from "@payments-gaming/adapters/postgres/LedgerPostgres"
+import * as LedgerSealsPostgres from "@payments-gaming/adapters/postgres/LedgerSealsPostgres"
 import * as LedgerStatementPostgres from "@payments-gaming/adapters/postgres/LedgerStatementPostgres"
 import * as LedgerUnitOfWork from "@payments-gaming/adapters/postgres/LedgerUnitOfWork"
 import * as NotificationOutboxPostgres from "@payments-gaming/adapters/postgres/NotificationOutboxPostgres"
@@ -30,13 +33,14 @@ import * as WheelSettingsConfig from "@payments-gaming/adapters/wheel/WheelSetti
 import { BankingService, layerCachedVirtualAccounts, WebhookEventsService } from "@payments-gaming/domain/banking"
 import { CardsService } from "@payments-gaming/domain/cards"
 import { Devices as DevicesPort } from "@payments-gaming/domain/devices"
-import { StatementService } from "@payments-gaming/domain/ledger"
+import { SealService, SealWorker, StatementService } from "@payments-gaming/domain/ledger"
 import { NotificationDelivery, NotificationsService, NotificationWorker } from "@payments-gaming/domain/notifications"
 import type { PushGateways } from "@payments-gaming/domain/push"
 import { PushService } from "@payments-gaming/domain/push"
 import { TriviaService } from "@payments-gaming/domain/trivia"
 import { layerWheelCaches, SpinAndWinService, type WheelRandom } from "@payments-gaming/domain/wheel"
 import { Context, Layer } from "effect"
+import { Digest } from "effect/crypto"
 
 // Every layer below needs the ambient `SqlClient` (see postgres/Database.ts) and reads its settings
 // from the ambient configuration. Each use case keeps its own ports reachable beside it, so tests
@@ -141,6 +145,23 @@ export const notificationsWorkerWith = <E, R>(push: Layer.Layer<PushService, E, 
 /** The worker on the configured push providers (the same `Push` the service sends with). */
 export const NotificationsWorker = notificationsWorkerWith(Push)
 
+/**
+ * The sealed ledger (docs/ledger-seals.md): seals on PostgreSQL, SHA-256 on the runtime's WebCrypto.
+ * Reads the ledger's tables itself; needs no `Ledger`.
+ */
+export const Seals = SealService.layer.pipe(
+  Layer.provideMerge(LedgerSealsPostgres.layer),
+  Layer.provide(Digest.layerWebCrypto)
+)
+
+/**
+ * The background sealer (a scoped layer: it seals for as long as it is built) every
+ * LEDGER_SEAL_INTERVAL, unless LEDGER_SEALER=off. Every instance runs one; one seals at a time.
+ */
+export const SealsWorker = Layer.fresh(
+  SealWorker.layer.pipe(Layer.provide(Seals), Layer.provide(SealSettingsConfig.layerConfig))
+)
+
 /** Every use case of the service, on one shared ledger. */
 export const UseCases = Layer.mergeAll(
   Banking,
@@ -151,7 +172,9 @@ export const UseCases = Layer.mergeAll(
   Push,
   Notifications,
   // Every instance delivers (NOTIFICATIONS_WORKER=off to stop it); claims keep instances apart.
-  NotificationsWorker
+  NotificationsWorker,
+  Seals,
+  SealsWorker
 ).pipe(Layer.provide(Ledger))
 
 /**
@@ -175,7 +198,8 @@ export const ServedUseCases = Layer.flatMap(UseCases, (context) =>
       DevicesPort,
       TriviaService,
       PushService,
-      NotificationsService
+      NotificationsService,
+      SealService
     )(context)
   )
 )

@@ -15,6 +15,7 @@ import userDevices from "./0012_user_devices.ts"
 import ledgerStatement from "./0013_ledger_statement.ts"
 import wheelClientSeeds from "./0014_wheel_client_seeds.ts"
 import notificationOutbox from "./0015_notification_outbox.ts"
+import ledgerSeals from "./0016_ledger_seals.ts"
 
 /**
  * Every migration, keyed `<id>_<name>`. Statically imported (not read from a folder) so the set is
@@ -35,5 +36,6 @@ export const migrations: Record<string, Effect.Effect<unknown, unknown, SqlClien
   "0012_user_devices": userDevices,
   "0013_ledger_statement": ledgerStatement,
   "0014_wheel_client_seeds": wheelClientSeeds,
-  "0015_notification_outbox": notificationOutbox
+  "0015_notification_outbox": notificationOutbox,
+  "0016_ledger_seals": ledgerSeals
 }
