@@ -37,86 +37,64 @@ const SealRow = rowSchema(
   })
 )
 
-const Texts = Schema.NullOr(Schema.Array(Schema.String))
 const Digits = /^-?\d{1,20}$/
 const bigintOf = (text: string): bigint => {
   if (!Digits.test(text)) throw new Error(`not an integer: ${text}`)
   return BigInt(text)
 }
 
-const TransactionColumns = {
-  id: Schema.String,
-  idempotency_key: Schema.String,
-  kind: Schema.String,
-  created_at: Schema.String,
-  posting_ids: Texts,
-  accounts: Texts,
-  units: Texts,
-  amounts: Texts
-}
+/**
+ * One posting of a sealed transaction with its membership (the transaction's columns null: it is
+ * gone; the posting's null: it has none left). Grouped into `SealMember`s by `membersPage`.
+ */
+const MemberPostingRow = Schema.Struct({
+  seal_sequence: Schema.BigInt,
+  transaction_id: Schema.BigInt,
+  digest: Schema.String,
+  present: Schema.Boolean,
+  idempotency_key: Schema.NullOr(Schema.String),
+  kind: Schema.NullOr(Schema.String),
+  created_at: Schema.NullOr(Schema.String),
+  posting_id: Schema.NullOr(Schema.BigInt),
+  account_id: Schema.NullOr(Schema.String),
+  unit: Schema.NullOr(Schema.String),
+  amount_minor: Schema.NullOr(Schema.BigInt)
+})
+type MemberPostingRow = typeof MemberPostingRow.Type
 
-const transactionOf = (row: {
-  readonly id: string
-  readonly idempotency_key: string
-  readonly kind: string
-  readonly created_at: string
-  readonly posting_ids: ReadonlyArray<string> | null
-  readonly accounts: ReadonlyArray<string> | null
-  readonly units: ReadonlyArray<string> | null
-  readonly amounts: ReadonlyArray<string> | null
-}): SealChain.SealableTransaction => {
-  const ids = row.posting_ids ?? []
-  return {
-    id: bigintOf(row.id),
-    key: row.idempotency_key,
-    kind: row.kind,
-    createdAt: row.created_at,
-    postings: ids.map((id, index) => ({
-      id: bigintOf(id),
-      account: row.accounts?.[index] ?? "",
-      currency: row.units?.[index] ?? "",
-      amountMinor: bigintOf(row.amounts?.[index] ?? "")
-    }))
+type Member = SealMember & { readonly sequence: number }
+
+/** Consecutive rows of one membership become one member, its postings in the rows' order. */
+const groupMembers = (rows: ReadonlyArray<MemberPostingRow>): Array<Member> => {
+  const members: Array<Member> = []
+  let current: { member: Member; postings: Array<SealChain.SealedPosting> } | undefined
+  for (const row of rows) {
+    if (current === undefined || current.member.transactionId !== row.transaction_id) {
+      const postings: Array<SealChain.SealedPosting> = []
+      const transactionId = row.transaction_id
+      const member: Member = {
+        sequence: Number(row.seal_sequence),
+        transactionId,
+        digest: row.digest,
+        transaction:
+          !row.present || row.idempotency_key === null || row.kind === null || row.created_at === null
+            ? undefined
+            : { id: transactionId, key: row.idempotency_key, kind: row.kind, createdAt: row.created_at, postings }
+      }
+      current = { member, postings }
+      members.push(member)
+    }
+    if (row.posting_id !== null && row.account_id !== null && row.unit !== null && row.amount_minor !== null) {
+      current.postings.push({
+        id: row.posting_id,
+        account: row.account_id,
+        currency: row.unit,
+        amountMinor: row.amount_minor
+      })
+    }
   }
+  return members
 }
-
-/** A transaction not sealed yet, with its postings, as the sealer reads it. */
-const PendingRow = rowSchema(
-  Schema.Struct({ ...TransactionColumns, xact_id: Schema.NullOr(Schema.String) }),
-  (row) => ({ transaction: transactionOf(row), xactId: row.xact_id === null ? null : bigintOf(row.xact_id) })
-)
-
-/** A membership row with its transaction as the ledger holds it now (its columns null: gone). */
-const MemberRow = rowSchema(
-  Schema.Struct({
-    seal_sequence: Schema.String,
-    transaction_id: Schema.String,
-    digest: Schema.String,
-    id: Schema.NullOr(Schema.String),
-    idempotency_key: Schema.NullOr(Schema.String),
-    kind: Schema.NullOr(Schema.String),
-    created_at: Schema.NullOr(Schema.String),
-    posting_ids: Texts,
-    accounts: Texts,
-    units: Texts,
-    amounts: Texts
-  }),
-  (row): SealMember & { readonly sequence: number } => ({
-    sequence: Number(row.seal_sequence),
-    transactionId: bigintOf(row.transaction_id),
-    digest: row.digest,
-    transaction:
-      row.id === null || row.idempotency_key === null || row.kind === null || row.created_at === null
-        ? undefined
-        : transactionOf({
-            ...row,
-            id: row.id,
-            idempotency_key: row.idempotency_key,
-            kind: row.kind,
-            created_at: row.created_at
-          })
-  })
-)
 
 const StoredRow = rowSchema(
   Schema.Struct({
@@ -147,15 +125,7 @@ export const layer = Layer.effect(
   LedgerSeals,
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-
-    // The postings of each transaction as arrays in posting id order, every value as text (exact).
-    const postingsOf = (transactionId: string) => sql`LEFT JOIN LATERAL (
-        SELECT array_agg(p.id::text ORDER BY p.id) AS posting_ids,
-               array_agg(p.account_id ORDER BY p.id) AS accounts,
-               array_agg(p.unit ORDER BY p.id) AS units,
-               array_agg(p.amount_minor::text ORDER BY p.id) AS amounts
-        FROM ledger_postings p WHERE p.transaction_id = ${sql.literal(transactionId)}
-      ) p ON true`
+    const decodeRows = Schema.decodeUnknownEffect(Schema.Array(MemberPostingRow))
 
     const createdAt = (column: string) =>
       sql.literal(`to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`)
@@ -165,22 +135,24 @@ export const layer = Layer.effect(
      * is null: the first seals, which also read the rows written before migration 0016).
      */
     const pending = (horizon: bigint | null, limit: number) =>
-      SqlSchema.findAll({
-        Request: Schema.Void,
-        Result: PendingRow,
-        execute: () => sql`WITH batch AS (
-            SELECT t.id, t.idempotency_key, t.kind, t.created_at, t.xact_id
+      Effect.gen(function* () {
+        const rows = yield* sql`WITH batch AS (
+            SELECT t.id, t.idempotency_key, t.kind, t.created_at
             FROM ledger_transactions t
             WHERE ${horizon === null ? sql.literal("true") : sql`t.xact_id >= ${horizon}`}
               AND NOT EXISTS (SELECT 1 FROM ledger_seal_members m WHERE m.transaction_id = t.id)
             ORDER BY t.id
             LIMIT ${limit}
           )
-          SELECT b.id::text AS id, b.idempotency_key, b.kind, ${createdAt("b.created_at")} AS created_at,
-            b.xact_id::text AS xact_id, p.posting_ids, p.accounts, p.units, p.amounts
-          FROM batch b ${postingsOf("b.id")}
-          ORDER BY b.id`
-      })(undefined)
+          SELECT 0::bigint AS seal_sequence, b.id AS transaction_id, '' AS digest, true AS present,
+            b.idempotency_key, b.kind, ${createdAt("b.created_at")} AS created_at, p.id AS posting_id,
+            p.account_id, p.unit, p.amount_minor
+          FROM batch b LEFT JOIN ledger_postings p ON p.transaction_id = b.id
+          ORDER BY b.id, p.id`
+        return groupMembers(yield* decodeRows(rows)).flatMap((member) =>
+          member.transaction === undefined ? [] : [member.transaction]
+        )
+      })
 
     const head = SqlSchema.findOneOption({
       Request: Schema.Void,
@@ -215,6 +187,9 @@ export const layer = Layer.effect(
           Effect.gen(function* () {
             const [lock] = yield* sql<{ locked: boolean }>`SELECT pg_try_advisory_xact_lock(${SEAL_LOCK_KEY}) AS locked`
             if (lock?.locked !== true) return Option.none()
+            // A pipelined connection cuts statements at 10 s (PostgresClient); the first seals of a
+            // large ledger read more than a request ever does. Bounded still, so a stuck round ends.
+            yield* sql`SET LOCAL statement_timeout = '120s'`
             // Taken before the read below, in its own statement: every database transaction older
             // than this xmin had ended before that read's snapshot, so if it committed, the read sees it.
             const [snapshot] = yield* sql<{
@@ -229,7 +204,7 @@ export const layer = Layer.effect(
             if (first === undefined || last === undefined) return Option.none()
             const full = rows.length >= limit
             const previousHash = Option.match(previous, { onNone: () => "0".repeat(64), onSome: (row) => row.hash })
-            const batch = rows.map((row) => row.transaction)
+            const batch = rows
             const draft = yield* compute(previousHash, batch)
             // A full batch may have left committed rows of older database transactions behind:
             // keep the old horizon until a seal takes everything it saw.
@@ -240,8 +215,8 @@ export const layer = Layer.effect(
               hash: draft.hash,
               previousHash: draft.previousHash,
               transactions: batch.length,
-              first: first.transaction.id,
-              last: last.transaction.id,
+              first: first.id,
+              last: last.id,
               horizon: nextHorizon
             })
             yield* sql`INSERT INTO ledger_seal_members (transaction_id, seal_sequence, digest)
@@ -275,26 +250,40 @@ export const layer = Layer.effect(
           ORDER BY s.sequence LIMIT ${HISTORY_PAGE_SEALS}`
       })(undefined).pipe(Effect.orDie)
 
-    // Members of every sequence in (after, upTo]: those of a seal row that is gone included.
+    // Members of every sequence in (after, upTo], with their transactions' postings, one row each
+    // (a posting's columns null when its transaction has none left). The transaction id range of
+    // the page, read first from the members' own index, bounds the scans of the ledger's tables
+    // (a seal covers mostly consecutive ids), so they are range scans rather than one lookup per row.
     const membersPage = (after: number, upTo: number | undefined, limit: number | undefined) =>
-      SqlSchema.findAll({
-        Request: Schema.Void,
-        Result: MemberRow,
-        execute: () => sql`SELECT m.seal_sequence::text AS seal_sequence, m.transaction_id::text AS transaction_id,
-            encode(m.digest, 'hex') AS digest, t.id::text AS id, t.idempotency_key, t.kind,
-            ${createdAt("t.created_at")} AS created_at, p.posting_ids, p.accounts, p.units, p.amounts
+      Effect.gen(function* () {
+        const within = upTo === undefined ? sql.literal("") : sql`AND seal_sequence <= ${upTo}`
+        const [bounds] = yield* sql<{
+          low: string | null
+          high: string | null
+        }>`SELECT min(transaction_id)::text AS low,
+            max(transaction_id)::text AS high FROM ledger_seal_members WHERE seal_sequence > ${after} ${within}`
+        if (bounds?.low == null || bounds.high == null) return []
+        const low = bigintOf(bounds.low)
+        const high = bigintOf(bounds.high)
+        // Native columns (ids and amounts as int8, read as bigint): text conversions per row cost
+        // more than the joins. Ordered by transaction id only, which the merge joins give for free;
+        // segmentsOf groups the members by seal, keeping that order within each.
+        const rows = yield* sql`SELECT m.seal_sequence, m.transaction_id,
+            encode(m.digest, 'hex') AS digest, t.id IS NOT NULL AS present, t.idempotency_key, t.kind,
+            ${createdAt("t.created_at")} AS created_at, p.id AS posting_id, p.account_id, p.unit, p.amount_minor
           FROM ledger_seal_members m
-          LEFT JOIN ledger_transactions t ON t.id = m.transaction_id
-          ${postingsOf("m.transaction_id")}
+          LEFT JOIN ledger_transactions t ON t.id = m.transaction_id AND t.id BETWEEN ${low} AND ${high}
+          LEFT JOIN ledger_postings p ON p.transaction_id = m.transaction_id AND p.transaction_id BETWEEN ${low} AND ${high}
           WHERE m.seal_sequence > ${after} ${upTo === undefined ? sql.literal("") : sql`AND m.seal_sequence <= ${upTo}`}
-          ORDER BY m.seal_sequence, m.transaction_id
+          ORDER BY m.transaction_id, p.id
           ${limit === undefined ? sql.literal("") : sql`LIMIT ${limit}`}`
-      })(undefined).pipe(Effect.orDie)
+        return groupMembers(yield* decodeRows(rows))
+      }).pipe(Effect.orDie)
 
     /** Groups members and stored seals into one segment per sequence, ascending. */
     const segmentsOf = (
       stored: ReadonlyArray<StoredSeal & { readonly sequence: number }>,
-      members: ReadonlyArray<SealMember & { readonly sequence: number }>
+      members: ReadonlyArray<Member>
     ): Array<SealSegment> => {
       const bySequence = new Map<number, { stored: StoredSeal | undefined; members: Array<SealMember> }>()
       const entry = (sequence: number) => {
@@ -319,11 +308,13 @@ export const layer = Layer.effect(
      */
     const history = (range: SealRange): Stream.Stream<SealSegment> => {
       const start = Math.max((range.from ?? 1) - 1, 0)
+      // One element per page, one page read ahead while the consumer works on the one before.
       return Stream.paginate(
-        { after: start, done: false } as { readonly after: number; readonly done: boolean },
-        (state) =>
+        { after: start } as { readonly after: number },
+        (
+          state
+        ): Effect.Effect<readonly [ReadonlyArray<Array<SealSegment>>, Option.Option<{ readonly after: number }>]> =>
           Effect.gen(function* () {
-            if (state.done) return [[], Option.none()] as const
             const stored = yield* storedPage(state.after, range.to)
             const taken: typeof stored = []
             let count = 0
@@ -336,12 +327,12 @@ export const layer = Layer.effect(
             if (last === undefined) {
               // No seal row left: members that name a later sequence are all that could remain.
               const orphans = yield* membersPage(state.after, range.to, HISTORY_PAGE_TRANSACTIONS)
-              return [segmentsOf([], orphans), Option.none()] as const
+              return [[segmentsOf([], orphans)], Option.none()] as const
             }
             const members = yield* membersPage(state.after, last.sequence, undefined)
-            return [segmentsOf(taken, members), Option.some({ after: last.sequence, done: false })] as const
+            return [[segmentsOf(taken, members)], Option.some({ after: last.sequence })] as const
           })
-      ).pipe(Stream.withSpan("LedgerSeals.history"))
+      ).pipe(Stream.buffer({ capacity: 1 }), Stream.flattenIterable, Stream.withSpan("LedgerSeals.history"))
     }
 
     return LedgerSeals.of({ sealNext, list: listSeals, latest, history })

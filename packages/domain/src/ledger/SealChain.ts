@@ -41,47 +41,85 @@ export const MAX_SEAL_TRANSACTIONS = 10_000
 
 const utf8 = new TextEncoder()
 
-const u32 = (value: number): Uint8Array => {
-  const bytes = new Uint8Array(4)
-  new DataView(bytes.buffer).setUint32(0, value, false)
-  return bytes
+/**
+ * Writes the encoding into one reused buffer (grown when a transaction needs more) and copies the
+ * result out once: verify encodes every transaction of the ledger, and a buffer per field made the
+ * allocations and the collector cost more than the hashing.
+ */
+let scratch = new Uint8Array(4096)
+let offset = 0
+
+const reserve = (bytes: number) => {
+  if (offset + bytes <= scratch.length) return
+  const grown = new Uint8Array(Math.max(scratch.length * 2, offset + bytes))
+  grown.set(scratch.subarray(0, offset))
+  scratch = grown
 }
 
-const field = (text: string, parts: Array<Uint8Array>) => {
-  const bytes = utf8.encode(text)
-  parts.push(u32(bytes.length), bytes)
+const writeU32 = (value: number) => {
+  reserve(4)
+  scratch[offset] = (value >>> 24) & 0xff
+  scratch[offset + 1] = (value >>> 16) & 0xff
+  scratch[offset + 2] = (value >>> 8) & 0xff
+  scratch[offset + 3] = value & 0xff
+  offset += 4
+}
+
+const writeField = (text: string) => {
+  // At most 3 bytes per UTF-16 code unit (a surrogate pair is 4 bytes for 2 units).
+  reserve(4 + text.length * 3)
+  const start = offset + 4
+  let end = start
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i)
+    if (code >= 0x80) {
+      end = start + utf8.encodeInto(text, scratch.subarray(start)).written
+      break
+    }
+    scratch[end++] = code
+  }
+  const length = end - start
+  writeU32(length)
+  offset = end
 }
 
 const concat = (parts: ReadonlyArray<Uint8Array>): Uint8Array => {
   let length = 0
   for (const part of parts) length += part.length
   const out = new Uint8Array(length)
-  let offset = 0
+  let at = 0
   for (const part of parts) {
-    out.set(part, offset)
-    offset += part.length
+    out.set(part, at)
+    at += part.length
   }
   return out
 }
 
 const byId = (a: SealedPosting, b: SealedPosting) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
 
+const inIdOrder = (postings: ReadonlyArray<SealedPosting>): ReadonlyArray<SealedPosting> => {
+  for (let i = 1; i < postings.length; i++) {
+    if ((postings[i - 1] as SealedPosting).id > (postings[i] as SealedPosting).id) return [...postings].sort(byId)
+  }
+  return postings
+}
+
 /** The canonical bytes of a transaction (see the top of this module). */
 export const encodeTransaction = (transaction: SealableTransaction): Uint8Array => {
-  const parts: Array<Uint8Array> = []
-  field(transaction.id.toString(), parts)
-  field(transaction.key, parts)
-  field(transaction.kind, parts)
-  field(transaction.createdAt, parts)
-  const postings = [...transaction.postings].sort(byId)
-  parts.push(u32(postings.length))
+  offset = 0
+  writeField(transaction.id.toString())
+  writeField(transaction.key)
+  writeField(transaction.kind)
+  writeField(transaction.createdAt)
+  const postings = inIdOrder(transaction.postings)
+  writeU32(postings.length)
   for (const posting of postings) {
-    field(posting.id.toString(), parts)
-    field(posting.account, parts)
-    field(posting.currency, parts)
-    field(posting.amountMinor.toString(), parts)
+    writeField(posting.id.toString())
+    writeField(posting.account)
+    writeField(posting.currency)
+    writeField(posting.amountMinor.toString())
   }
-  return concat(parts)
+  return scratch.slice(0, offset)
 }
 
 const HEX = /^[0-9a-f]{64}$/
