@@ -130,19 +130,37 @@ export const layer = Layer.effect(
     const createdAt = (column: string) =>
       sql.literal(`to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`)
 
+    /** Where the next seal looks (see `sealNext`); none before the first seal: it reads every row. */
+    interface Frontier {
+      readonly horizon: bigint
+      readonly resumeAfter: bigint | null
+    }
+
+    const unsealed = sql.literal("NOT EXISTS (SELECT 1 FROM ledger_seal_members m WHERE m.transaction_id = t.id)")
+
     /**
-     * The oldest committed transactions no seal covers, at or above `horizon` (every one when it
-     * is null: the first seals, which also read the rows written before migration 0016).
+     * The oldest committed transactions no seal covers (at most `limit`, ascending id), among those
+     * of database transactions at or above the horizon and, after a full seal, those numbered above
+     * where it stopped. Two ordered range scans (the index on xact_id, the primary key), each cut at
+     * `limit`: a backlog is read once, never anti-joined from its start again for every seal.
      */
-    const pending = (horizon: bigint | null, limit: number) =>
+    const pending = (frontier: Frontier | undefined, limit: number) =>
       Effect.gen(function* () {
+        const candidates =
+          frontier === undefined
+            ? sql`SELECT t.id FROM ledger_transactions t WHERE ${unsealed} ORDER BY t.id LIMIT ${limit}`
+            : sql`(SELECT t.id FROM ledger_transactions t WHERE t.xact_id >= ${frontier.horizon} AND ${unsealed}
+                ORDER BY t.id LIMIT ${limit})
+              ${
+                frontier.resumeAfter === null
+                  ? sql.literal("")
+                  : sql`UNION (SELECT t.id FROM ledger_transactions t WHERE t.id > ${frontier.resumeAfter} AND ${unsealed}
+                      ORDER BY t.id LIMIT ${limit})`
+              }`
         const rows = yield* sql`WITH batch AS (
             SELECT t.id, t.idempotency_key, t.kind, t.created_at
             FROM ledger_transactions t
-            WHERE ${horizon === null ? sql.literal("true") : sql`t.xact_id >= ${horizon}`}
-              AND NOT EXISTS (SELECT 1 FROM ledger_seal_members m WHERE m.transaction_id = t.id)
-            ORDER BY t.id
-            LIMIT ${limit}
+            WHERE t.id IN (SELECT c.id FROM (${candidates}) c ORDER BY c.id LIMIT ${limit})
           )
           SELECT 0::bigint AS seal_sequence, b.id AS transaction_id, '' AS digest, true AS present,
             b.idempotency_key, b.kind, ${createdAt("b.created_at")} AS created_at, p.id AS posting_id,
@@ -156,8 +174,14 @@ export const layer = Layer.effect(
 
     const head = SqlSchema.findOneOption({
       Request: Schema.Void,
-      Result: Schema.Struct({ sequence: Schema.BigInt, hash: Schema.String, horizon: Schema.NullOr(Schema.BigInt) }),
-      execute: () => sql`SELECT sequence, hash, horizon FROM ledger_seals ORDER BY sequence DESC LIMIT 1`
+      Result: Schema.Struct({
+        sequence: Schema.BigInt,
+        hash: Schema.String,
+        horizon: Schema.BigInt,
+        resume_after_id: Schema.NullOr(Schema.BigInt)
+      }),
+      execute: () => sql`SELECT sequence, hash, horizon, resume_after_id FROM ledger_seals
+        ORDER BY sequence DESC LIMIT 1`
     })
 
     const insertSeal = SqlSchema.findOne({
@@ -168,13 +192,15 @@ export const layer = Layer.effect(
         transactions: Schema.Number,
         first: Schema.BigInt,
         last: Schema.BigInt,
-        horizon: Schema.NullOr(Schema.BigInt)
+        horizon: Schema.BigInt,
+        resumeAfter: Schema.NullOr(Schema.BigInt)
       }),
       Result: SealRow,
       execute: (seal) => sql`INSERT INTO ledger_seals
-          (sequence, hash, previous_hash, transactions, first_transaction_id, last_transaction_id, horizon)
+          (sequence, hash, previous_hash, transactions, first_transaction_id, last_transaction_id, horizon,
+            resume_after_id)
         VALUES (${seal.sequence}, ${seal.hash}, ${seal.previousHash}, ${seal.transactions}, ${seal.first},
-          ${seal.last}, ${seal.horizon})
+          ${seal.last}, ${seal.horizon}, ${seal.resumeAfter})
         RETURNING sequence, hash, previous_hash, transactions, sealed_at`
     })
 
@@ -197,8 +223,11 @@ export const layer = Layer.effect(
             }>`SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS xmin`
             const xmin = bigintOf(snapshot?.xmin ?? "")
             const previous = yield* head()
-            const horizon = Option.match(previous, { onNone: () => null, onSome: (row) => row.horizon })
-            const rows = yield* pending(horizon, limit)
+            const frontier = Option.match(previous, {
+              onNone: () => undefined,
+              onSome: (row) => ({ horizon: row.horizon, resumeAfter: row.resume_after_id })
+            })
+            const rows = yield* pending(frontier, limit)
             const first = rows[0]
             const last = rows.at(-1)
             if (first === undefined || last === undefined) return Option.none()
@@ -206,9 +235,9 @@ export const layer = Layer.effect(
             const previousHash = Option.match(previous, { onNone: () => "0".repeat(64), onSome: (row) => row.hash })
             const batch = rows
             const draft = yield* compute(previousHash, batch)
-            // A full batch may have left committed rows of older database transactions behind:
-            // keep the old horizon until a seal takes everything it saw.
-            const nextHorizon = full ? horizon : xmin
+            // What the next seal must read (docs/ledger-seals.md, "How sealing works"): every row of a
+            // database transaction that had not ended before this read (xact_id >= xmin), and, when
+            // this batch was cut at `limit`, the committed rows it left, all numbered above its last.
             const sequence = Option.match(previous, { onNone: () => 1, onSome: (row) => Number(row.sequence) + 1 })
             const seal = yield* insertSeal({
               sequence,
@@ -217,7 +246,8 @@ export const layer = Layer.effect(
               transactions: batch.length,
               first: first.id,
               last: last.id,
-              horizon: nextHorizon
+              horizon: xmin,
+              resumeAfter: full ? last.id : null
             })
             yield* sql`INSERT INTO ledger_seal_members (transaction_id, seal_sequence, digest)
               SELECT m.id, ${sequence}, decode(m.digest, 'hex')

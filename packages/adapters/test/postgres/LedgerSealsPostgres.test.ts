@@ -1,6 +1,13 @@
 import { assert, describe, it, layer } from "@effect/vitest"
 import type { UserId } from "@payments-gaming/domain/auth"
-import { Ledger, Movements, SealService, type Verification } from "@payments-gaming/domain/ledger"
+import {
+  Ledger,
+  LedgerSeals,
+  Movements,
+  SealChain,
+  SealService,
+  type Verification
+} from "@payments-gaming/domain/ledger"
 import { BigDecimal, Deferred, Effect, Fiber, Layer, Result } from "effect"
 import { Digest } from "effect/crypto"
 import { SqlClient } from "effect/sql"
@@ -11,8 +18,8 @@ import * as PostgresClient from "../../src/postgres/PostgresClient.ts"
 import { TestDatabase } from "../support/TestDatabase.ts"
 
 const sealsOn = <E, R>(database: Layer.Layer<SqlClient.SqlClient, E, R>) =>
-  Layer.mergeAll(SealService.layer.pipe(Layer.provide(Digest.layerWebCrypto)), LedgerPostgres.layer).pipe(
-    Layer.provideMerge(LedgerSealsPostgres.layer),
+  Layer.mergeAll(SealService.layer, LedgerPostgres.layer).pipe(
+    Layer.provideMerge(Layer.mergeAll(LedgerSealsPostgres.layer, Digest.layerWebCrypto)),
     Layer.provideMerge(database)
   )
 
@@ -136,6 +143,59 @@ layer(sealsOn(TestDatabase), { timeout: "60 seconds" })("sealed ledger on Postgr
       assert.strictEqual(next?.sequence, (covering?.sequence ?? 0) + 1)
       assert.deepStrictEqual(yield* sealOf(a), [next?.sequence])
 
+      const [unsealed] = yield* sql<{ count: string }>`SELECT count(*)::text AS count FROM ledger_transactions t
+        WHERE NOT EXISTS (SELECT 1 FROM ledger_seal_members m WHERE m.transaction_id = t.id)`
+      assert.strictEqual(unsealed?.count, "0")
+      verified(yield* seals.verify({}))
+    })
+  )
+
+  it.effect("a backlog cut into seals of `limit` leaves nothing behind, a late commit among it included", () =>
+    Effect.gen(function* () {
+      const seals = yield* SealService
+      const port = yield* LedgerSeals
+      const sql = yield* SqlClient.SqlClient
+      const digest = yield* Digest.Digest
+      const compute = (previousHash: string, batch: ReadonlyArray<SealChain.SealableTransaction>) =>
+        Effect.gen(function* () {
+          const encodings = batch.map(SealChain.encodeTransaction)
+          return {
+            hash: yield* SealChain.sealHash(previousHash, encodings),
+            previousHash,
+            digests: yield* Effect.forEach(encodings, SealChain.sha256Hex)
+          }
+        }).pipe(Effect.provideService(Digest.Digest, digest))
+      yield* seals.sealPending
+      const inserted = yield* Deferred.make<bigint>()
+      const commit = yield* Deferred.make<void>()
+      const late = yield* Effect.forkChild(
+        sql.withTransaction(
+          Effect.gen(function* () {
+            const id = yield* deposit("10.00", "late-backlog-user")
+            yield* Deferred.succeed(inserted, id)
+            yield* Deferred.await(commit)
+            return id
+          })
+        )
+      )
+      const a = yield* Deferred.await(inserted)
+      const backlog: Array<bigint> = []
+      for (let i = 0; i < 5; i++) backlog.push(yield* deposit("1.00", `backlog-${i}`))
+      const first = yield* port.sealNext(2, compute)
+      assert.isTrue(first._tag === "Some" && first.value.full, "cut at the limit")
+      assert.deepStrictEqual(yield* sealOf(backlog[1] ?? 0n), yield* sealOf(backlog[0] ?? 0n))
+      yield* Deferred.succeed(commit, undefined)
+      assert.strictEqual(yield* Fiber.join(late), a)
+      const covered: Array<number> = []
+      while (true) {
+        const next = yield* port.sealNext(2, compute)
+        if (next._tag === "None") break
+        covered.push(next.value.seal.transactions)
+      }
+      assert.deepStrictEqual(covered, [2, 2])
+      const [sealOfA] = yield* sealOf(a)
+      const [sealOfThird] = yield* sealOf(backlog[2] ?? 0n)
+      assert.strictEqual(sealOfA, sealOfThird, "A, committed late, goes into the next seal in id order")
       const [unsealed] = yield* sql<{ count: string }>`SELECT count(*)::text AS count FROM ledger_transactions t
         WHERE NOT EXISTS (SELECT 1 FROM ledger_seal_members m WHERE m.transaction_id = t.id)`
       assert.strictEqual(unsealed?.count, "0")

@@ -13,13 +13,14 @@ import { SqlClient } from "effect/sql"
  *
  * `ledger_transactions.xact_id` is the id of the database transaction that wrote the row
  * (`pg_current_xact_id()`, 64 bits, never wraps), filled by a column default: the posting
- * statements are unchanged, and the row takes no lock and touches no shared row. It is what lets
- * the sealer look only at recent rows without ever skipping a late commit: each seal stores its
- * snapshot's xmin as `horizon`, below which every database transaction had ended when the seal
- * read the ledger, so every committed row below it was sealed then (or by an earlier seal); the
- * next seal reads only rows at or above it (the index below). Rows written before this migration
- * keep NULL and are all read by the first seals (they committed before the column existed: ADD
- * COLUMN waits for every writer of the table).
+ * statements are unchanged, and the row takes no lock and touches no shared row. It lets the sealer
+ * read only recent rows without ever skipping a late commit. Each seal stores its snapshot's xmin
+ * as `horizon`: every database transaction below it had ended before the seal read the ledger, so
+ * the seal saw all of them that committed, and sealed them, except, when it was cut at its size
+ * limit, those numbered above the last it took (`resume_after_id`). The next seal reads rows at
+ * or above the horizon (the index below) and rows above `resume_after_id`. Rows written before this
+ * migration keep NULL: they committed before the column existed (ADD COLUMN waits for every writer
+ * of the table), so the first seal, which reads every row, or a resumed one covers them.
  */
 export default Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
@@ -36,7 +37,8 @@ export default Effect.gen(function* () {
     transactions integer NOT NULL,
     first_transaction_id bigint NOT NULL,
     last_transaction_id bigint NOT NULL,
-    horizon bigint,
+    horizon bigint NOT NULL,
+    resume_after_id bigint,
     sealed_at timestamptz NOT NULL DEFAULT now(),
     CONSTRAINT ledger_seals_sequence_positive CHECK (sequence >= 1),
     CONSTRAINT ledger_seals_hash_hex CHECK (hash ~ '^[0-9a-f]{64}$' AND previous_hash ~ '^[0-9a-f]{64}$'),
