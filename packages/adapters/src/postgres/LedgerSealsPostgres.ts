@@ -50,7 +50,6 @@ const bigintOf = (text: string): bigint => {
 const MemberPostingRow = Schema.Struct({
   seal_sequence: Schema.BigInt,
   transaction_id: Schema.BigInt,
-  digest: Schema.String,
   present: Schema.Boolean,
   idempotency_key: Schema.NullOr(Schema.String),
   kind: Schema.NullOr(Schema.String),
@@ -75,7 +74,6 @@ const groupMembers = (rows: ReadonlyArray<MemberPostingRow>): Array<Member> => {
       const member: Member = {
         sequence: Number(row.seal_sequence),
         transactionId,
-        digest: row.digest,
         transaction:
           !row.present || row.idempotency_key === null || row.kind === null || row.created_at === null
             ? undefined
@@ -125,7 +123,13 @@ export const layer = Layer.effect(
   LedgerSeals,
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const decodeRows = Schema.decodeUnknownEffect(Schema.Array(MemberPostingRow))
+    // Checked against the row schema in place (a guard builds nothing): verify reads every posting
+    // of the ledger, and decoding into copies doubled what the collector had to clear.
+    const isRow = Schema.is(MemberPostingRow)
+    const decodeRows = (rows: ReadonlyArray<unknown>) =>
+      rows.every(isRow)
+        ? Effect.succeed(rows as ReadonlyArray<MemberPostingRow>)
+        : Effect.die(new Error("ledger_seal_members: a row of the sealed history does not have the expected columns"))
 
     const createdAt = (column: string) =>
       sql.literal(`to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`)
@@ -162,7 +166,7 @@ export const layer = Layer.effect(
             FROM ledger_transactions t
             WHERE t.id IN (SELECT c.id FROM (${candidates}) c ORDER BY c.id LIMIT ${limit})
           )
-          SELECT 0::bigint AS seal_sequence, b.id AS transaction_id, '' AS digest, true AS present,
+          SELECT 0::bigint AS seal_sequence, b.id AS transaction_id, true AS present,
             b.idempotency_key, b.kind, ${createdAt("b.created_at")} AS created_at, p.id AS posting_id,
             p.account_id, p.unit, p.amount_minor
           FROM batch b LEFT JOIN ledger_postings p ON p.transaction_id = b.id
@@ -298,8 +302,8 @@ export const layer = Layer.effect(
         // Native columns (ids and amounts as int8, read as bigint): text conversions per row cost
         // more than the joins. Ordered by transaction id only, which the merge joins give for free;
         // segmentsOf groups the members by seal, keeping that order within each.
-        const rows = yield* sql`SELECT m.seal_sequence, m.transaction_id,
-            encode(m.digest, 'hex') AS digest, t.id IS NOT NULL AS present, t.idempotency_key, t.kind,
+        const rows =
+          yield* sql`SELECT m.seal_sequence, m.transaction_id, t.id IS NOT NULL AS present, t.idempotency_key, t.kind,
             ${createdAt("t.created_at")} AS created_at, p.id AS posting_id, p.account_id, p.unit, p.amount_minor
           FROM ledger_seal_members m
           LEFT JOIN ledger_transactions t ON t.id = m.transaction_id AND t.id BETWEEN ${low} AND ${high}
@@ -365,6 +369,13 @@ export const layer = Layer.effect(
       ).pipe(Stream.buffer({ capacity: 1 }), Stream.flattenIterable, Stream.withSpan("LedgerSeals.history"))
     }
 
-    return LedgerSeals.of({ sealNext, list: listSeals, latest, history })
+    const digests = (sequence: number) =>
+      Effect.map(
+        sql<{ transaction_id: bigint; digest: string }>`SELECT transaction_id, encode(digest, 'hex') AS digest
+          FROM ledger_seal_members WHERE seal_sequence = ${sequence}`,
+        (rows): ReadonlyMap<bigint, string> => new Map(rows.map((row) => [BigInt(row.transaction_id), row.digest]))
+      ).pipe(Effect.orDie)
+
+    return LedgerSeals.of({ sealNext, list: listSeals, latest, history, digests })
   })
 )

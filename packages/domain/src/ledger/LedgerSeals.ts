@@ -45,10 +45,9 @@ export interface StoredSeal {
   readonly transactions: number
 }
 
-/** One transaction a seal names: its digest as sealed, and the transaction as the ledger holds it now (absent: deleted). */
+/** One transaction a seal names, as the ledger holds it now (absent: deleted). */
 export interface SealMember {
   readonly transactionId: bigint
-  readonly digest: string
   readonly transaction: SealableTransaction | undefined
 }
 
@@ -86,5 +85,7 @@ export class LedgerSeals extends Context.Service<
     readonly latest: Effect.Effect<Option.Option<Seal>>
     /** The sealed history in sequence order, read in batches (flat memory whatever its size). */
     history(range: SealRange): Stream.Stream<SealSegment>
+    /** The SHA-256 of each transaction's encoding as it was sealed in seal `sequence`, by transaction id. */
+    digests(sequence: number): Effect.Effect<ReadonlyMap<bigint, string>>
   }
 >()("@payments-gaming/domain/ledger/LedgerSeals") {}

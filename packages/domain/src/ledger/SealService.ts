@@ -69,7 +69,10 @@ export class SealService extends Context.Service<
         sealPending,
         list,
         latest: seals.latest,
-        verify: (options) => withDigest(verify(seals.history({}), options)),
+        verify: (options) =>
+          withDigest(
+            verify(seals.history({}), { head: options.head, digestsOf: (sequence) => seals.digests(sequence) })
+          ),
         history: (range) => seals.history(range)
       })
     })

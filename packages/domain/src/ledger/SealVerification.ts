@@ -1,7 +1,10 @@
 import { Effect, Stream } from "effect"
 import type { Digest } from "effect/crypto"
 import type { SealSegment } from "./LedgerSeals.ts"
-import { encodeTransaction, GENESIS_HASH, sealHash, sha256Hex } from "./SealChain.ts"
+import { encodeTransaction, GENESIS_HASH, type SealableTransaction, sealMessageOf, sha256Hex } from "./SealChain.ts"
+
+/** The digests a seal stored for its transactions, read only to explain a seal that differs. */
+export type DigestsOf = (sequence: number) => Effect.Effect<ReadonlyMap<bigint, string>>
 
 /** What `ledger verify` found. */
 export type Verification =
@@ -32,14 +35,15 @@ const broken = (sequence: number, message: string, transactionId?: bigint) =>
  * transaction that is missing or whose encoding no longer has its sealed digest, else a count that
  * changed (a transaction taken out of or put into the seal), else the seal itself (rewritten).
  */
-const explain = (segment: SealSegment, storedHash: string, computed: string) =>
+const explain = (segment: SealSegment, storedHash: string, computed: string, digestsOf: DigestsOf) =>
   Effect.gen(function* () {
+    const sealed = yield* digestsOf(segment.sequence)
     for (const member of segment.members) {
       if (member.transaction === undefined) {
         return broken(segment.sequence, `transaction ${member.transactionId} is missing`, member.transactionId)
       }
       const digest = yield* sha256Hex(encodeTransaction(member.transaction))
-      if (digest !== member.digest) {
+      if (digest !== sealed.get(member.transactionId)) {
         return broken(
           segment.sequence,
           `transaction ${member.transactionId} (${member.transaction.key}) is not what was sealed`,
@@ -59,7 +63,8 @@ type Step = { readonly _tag: "Continue"; readonly progress: Progress } | Exclude
 const check = (
   progress: Progress,
   segment: SealSegment,
-  head: string | undefined
+  head: string | undefined,
+  digestsOf: DigestsOf
 ): Effect.Effect<Step, never, Digest.Digest> =>
   Effect.gen(function* () {
     if (segment.sequence !== progress.expected) {
@@ -75,16 +80,16 @@ const check = (
         `its previousHash ${stored.previousHash} is not the hash of the seal before, ${progress.previous}`
       )
     }
-    const encodings: Array<Uint8Array> = []
+    const transactions: Array<SealableTransaction> = []
     for (const member of segment.members) {
       if (member.transaction === undefined) {
         return broken(segment.sequence, `transaction ${member.transactionId} is missing`, member.transactionId)
       }
-      encodings.push(encodeTransaction(member.transaction))
+      transactions.push(member.transaction)
     }
-    const computed = yield* sealHash(progress.previous, encodings)
+    const computed = yield* sha256Hex(sealMessageOf(progress.previous, transactions))
     if (computed !== stored.hash || stored.transactions !== segment.members.length) {
-      return yield* explain(segment, stored.hash, computed)
+      return yield* explain(segment, stored.hash, computed, digestsOf)
     }
     return {
       _tag: "Continue",
@@ -105,13 +110,13 @@ const check = (
  */
 export const verify = (
   history: Stream.Stream<SealSegment>,
-  options: { readonly head?: string | undefined } = {}
+  options: { readonly head?: string | undefined; readonly digestsOf: DigestsOf }
 ): Effect.Effect<Verification, never, Digest.Digest> =>
   Effect.gen(function* () {
     let progress: Progress = { previous: GENESIS_HASH, expected: 1, transactions: 0, seals: 0, headSeen: false }
     let failure: Verification | undefined
     yield* Stream.runForEachWhile(history, (segment) =>
-      Effect.map(check(progress, segment, options.head), (step) => {
+      Effect.map(check(progress, segment, options.head, options.digestsOf), (step) => {
         if (step._tag === "Continue") {
           progress = step.progress
           return true

@@ -95,6 +95,9 @@ describe("the seal chain's canonical encoding", () => {
 })
 
 describe("verify", () => {
+  // What each seal stored for its transactions (ids are unique across seals here).
+  const sealed = new Map<bigint, string>()
+  const digestsOf = () => Effect.succeed(sealed as ReadonlyMap<bigint, string>)
   const chain = async (transactions: ReadonlyArray<SealChain.SealableTransaction>, per: number) =>
     await run(
       Effect.gen(function* () {
@@ -105,7 +108,8 @@ describe("verify", () => {
           const hash = yield* sealHash(previous, batch.map(encodeTransaction))
           const members = []
           for (const t of batch) {
-            members.push({ transactionId: t.id, digest: yield* sha256Hex(encodeTransaction(t)), transaction: t })
+            members.push({ transactionId: t.id, transaction: t })
+            sealed.set(t.id, yield* sha256Hex(encodeTransaction(t)))
           }
           segments.push({
             sequence: segments.length + 1,
@@ -121,7 +125,7 @@ describe("verify", () => {
 
   it("holds for an untouched chain and names the seal and transaction changed", async () => {
     const segments = await chain(transactions, 3)
-    const ok = await run(verify(Stream.fromIterable(segments)))
+    const ok = await run(verify(Stream.fromIterable(segments), { digestsOf }))
     assert.strictEqual(ok._tag, "Verified")
     if (ok._tag === "Verified") {
       assert.strictEqual(ok.transactions, 7)
@@ -140,26 +144,29 @@ describe("verify", () => {
             )
           }
     )
-    const broken = await run(verify(Stream.fromIterable(tampered)))
+    const broken = await run(verify(Stream.fromIterable(tampered), { digestsOf }))
     assert.deepInclude(broken, { _tag: "Broken", sequence: 2, transactionId: 5n })
   })
 
   it("finds a missing seal, a rewritten seal and a head that is not in the chain", async () => {
     const segments = await chain(transactions, 2)
-    const gap = await run(verify(Stream.fromIterable(segments.filter((s) => s.sequence !== 2))))
+    const gap = await run(verify(Stream.fromIterable(segments.filter((s) => s.sequence !== 2)), { digestsOf }))
     assert.deepInclude(gap, { _tag: "Broken", sequence: 2 })
     const rewritten = segments.map((s) =>
       s.sequence === 3 && s.stored !== undefined ? { ...s, stored: { ...s.stored, hash: "f".repeat(64) } } : s
     )
-    assert.deepInclude(await run(verify(Stream.fromIterable(rewritten))), {
+    assert.deepInclude(await run(verify(Stream.fromIterable(rewritten), { digestsOf })), {
       _tag: "Broken",
       sequence: 3,
       transactionId: undefined
     })
     const published = segments[1]?.stored?.hash
-    assert.strictEqual((await run(verify(Stream.fromIterable(segments), { head: published })))._tag, "Verified")
     assert.strictEqual(
-      (await run(verify(Stream.fromIterable(segments), { head: "a".repeat(64) })))._tag,
+      (await run(verify(Stream.fromIterable(segments), { head: published, digestsOf })))._tag,
+      "Verified"
+    )
+    assert.strictEqual(
+      (await run(verify(Stream.fromIterable(segments), { head: "a".repeat(64), digestsOf })))._tag,
       "HeadNotFound"
     )
   })
