@@ -58,13 +58,13 @@ const fill = Effect.gen(function* () {
   yield* sql`VACUUM ANALYZE ledger_postings`
 })
 
-/** Runs the CLI under /usr/bin/time: its wall time (s), peak RSS (MiB), exit code and stdout's last line. */
+/** Runs the CLI under /usr/bin/time: its wall time and CPU time (s), peak RSS (MiB), exit code and stdout's last line. */
 const timedCli = (command: ReadonlyArray<string>, url: string, stdout: "pipe" | "ignore") => {
   const result = spawnSync(
     "/usr/bin/time",
     [
       "-f",
-      "%e %M",
+      "%e %M %U %S",
       join(ROOT, "node_modules/.bin/node"),
       "--conditions=payments-gaming-source",
       "--max-semi-space-size=16",
@@ -83,6 +83,7 @@ const timedCli = (command: ReadonlyArray<string>, url: string, stdout: "pipe" | 
   return {
     wall: Number(timing[0]),
     rssMiB: Number(timing[1]) / 1024,
+    cpu: Number(timing[2]) + Number(timing[3]),
     status: result.status,
     line: (result.stdout ?? "").trim().split("\n").at(-1) ?? ""
   }
@@ -114,12 +115,12 @@ const main = async () => {
     )
     const verify = timedCli(["ledger", "verify"], url, "pipe")
     console.log(
-      `ledger verify: ${verify.wall.toFixed(1)} s wall, peak RSS ${verify.rssMiB.toFixed(0)} MiB, exit ${verify.status}`
+      `ledger verify: ${verify.wall.toFixed(1)} s wall, ${verify.cpu.toFixed(1)} s CPU, peak RSS ${verify.rssMiB.toFixed(0)} MiB, exit ${verify.status}`
     )
     console.log(`  ${verify.line}`)
     const exported = timedCli(["ledger", "export"], url, "ignore")
     console.log(
-      `ledger export: ${exported.wall.toFixed(1)} s wall, peak RSS ${exported.rssMiB.toFixed(0)} MiB, exit ${exported.status}`
+      `ledger export: ${exported.wall.toFixed(1)} s wall, ${exported.cpu.toFixed(1)} s CPU, peak RSS ${exported.rssMiB.toFixed(0)} MiB, exit ${exported.status}`
     )
     const load = execFileSync("cat", ["/proc/loadavg"], { encoding: "utf8" }).trim()
     console.log(`machine: load average ${load}`)
