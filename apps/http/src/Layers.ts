@@ -184,9 +184,9 @@ export const UseCases = Layer.mergeAll(
  * port only through its use case, which the types enforce where the service is launched. It is
  * also less to copy: every request copies its context at least once (HttpApiBuilder provides the
  * handlers' context into it on each request), and a request's context holds 32 services instead of
- * 50. Interleaved runs against the app given `UseCases` (issue 16): GET 1.08 and 1.17; the write
+ * 50 (33 and 52 since the sealed ledger's `SealService` and `LedgerSeals`). Interleaved runs against the app given `UseCases` (issue 16): GET 1.08 and 1.17; the write
  * paths within the machine's noise (cards 1.12, 0.90, 0.95; credits 0.94, 1.00; spins 1.01). The
- * notification worker runs as before: it provides no service.
+ * notification worker and the sealer run as before: they provide no service.
  */
 export const ServedUseCases = Layer.flatMap(UseCases, (context) =>
   Layer.succeedContext(
