@@ -43,56 +43,43 @@ const bigintOf = (text: string): bigint => {
   return BigInt(text)
 }
 
-/**
- * One posting of a sealed transaction with its membership (the transaction's columns null: it is
- * gone; the posting's null: it has none left). Grouped into `SealMember`s by `membersPage`.
- */
-const MemberPostingRow = Schema.Struct({
-  seal_sequence: Schema.BigInt,
+/** One posting of a transaction the sealer reads, with the transaction's columns (the posting's null: it has none). */
+const PendingRow = Schema.Struct({
   transaction_id: Schema.BigInt,
-  present: Schema.Boolean,
-  idempotency_key: Schema.NullOr(Schema.String),
-  kind: Schema.NullOr(Schema.String),
-  created_at: Schema.NullOr(Schema.String),
+  idempotency_key: Schema.String,
+  kind: Schema.String,
+  created_at: Schema.String,
   posting_id: Schema.NullOr(Schema.BigInt),
   account_id: Schema.NullOr(Schema.String),
   unit: Schema.NullOr(Schema.String),
   amount_minor: Schema.NullOr(Schema.BigInt)
 })
-type MemberPostingRow = typeof MemberPostingRow.Type
+type PendingRow = typeof PendingRow.Type
+const isPendingRow = Schema.is(PendingRow)
 
-type Member = SealMember & { readonly sequence: number }
-
-/** Consecutive rows of one membership become one member, its postings in the rows' order. */
-const groupMembers = (rows: ReadonlyArray<MemberPostingRow>): Array<Member> => {
-  const members: Array<Member> = []
-  let current: { member: Member; postings: Array<SealChain.SealedPosting> } | undefined
+/** Consecutive rows of one transaction become one transaction, its postings in the rows' order. */
+const groupPending = (rows: ReadonlyArray<PendingRow>): Array<SealChain.SealableTransaction> => {
+  const out: Array<SealChain.SealableTransaction> = []
+  let postings: Array<SealChain.SealedPosting> = []
   for (const row of rows) {
-    if (current === undefined || current.member.transactionId !== row.transaction_id) {
-      const postings: Array<SealChain.SealedPosting> = []
-      const transactionId = row.transaction_id
-      const member: Member = {
-        sequence: Number(row.seal_sequence),
-        transactionId,
-        transaction:
-          !row.present || row.idempotency_key === null || row.kind === null || row.created_at === null
-            ? undefined
-            : { id: transactionId, key: row.idempotency_key, kind: row.kind, createdAt: row.created_at, postings }
-      }
-      current = { member, postings }
-      members.push(member)
-    }
-    if (row.posting_id !== null && row.account_id !== null && row.unit !== null && row.amount_minor !== null) {
-      current.postings.push({
-        id: row.posting_id,
-        account: row.account_id,
-        currency: row.unit,
-        amountMinor: row.amount_minor
+    if (out.at(-1)?.id !== row.transaction_id) {
+      postings = []
+      out.push({
+        id: row.transaction_id,
+        key: row.idempotency_key,
+        kind: row.kind,
+        createdAt: row.created_at,
+        postings
       })
     }
+    if (row.posting_id !== null && row.account_id !== null && row.unit !== null && row.amount_minor !== null) {
+      postings.push({ id: row.posting_id, account: row.account_id, currency: row.unit, amountMinor: row.amount_minor })
+    }
   }
-  return members
+  return out
 }
+
+type Member = SealMember & { readonly sequence: number }
 
 /** A membership with its transaction's columns (null: the transaction is gone). */
 const MemberRow = Schema.Struct({
@@ -185,14 +172,6 @@ export const layer = Layer.effect(
   LedgerSeals,
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    // Checked against the row schema in place (a guard builds nothing): verify reads every posting
-    // of the ledger, and decoding into copies doubled what the collector had to clear.
-    const isRow = Schema.is(MemberPostingRow)
-    const decodeRows = (rows: ReadonlyArray<unknown>) =>
-      rows.every(isRow)
-        ? Effect.succeed(rows as ReadonlyArray<MemberPostingRow>)
-        : Effect.die(new Error("ledger_seal_members: a row of the sealed history does not have the expected columns"))
-
     const createdAt = (column: string) =>
       sql.literal(`to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`)
 
@@ -228,14 +207,16 @@ export const layer = Layer.effect(
             FROM ledger_transactions t
             WHERE t.id IN (SELECT c.id FROM (${candidates}) c ORDER BY c.id LIMIT ${limit})
           )
-          SELECT 0::bigint AS seal_sequence, b.id AS transaction_id, true AS present,
-            b.idempotency_key, b.kind, ${createdAt("b.created_at")} AS created_at, p.id AS posting_id,
+          SELECT b.id AS transaction_id, b.idempotency_key, b.kind, ${createdAt("b.created_at")} AS created_at, p.id AS posting_id,
             p.account_id, p.unit, p.amount_minor
           FROM batch b LEFT JOIN ledger_postings p ON p.transaction_id = b.id
           ORDER BY b.id, p.id`
-        return groupMembers(yield* decodeRows(rows)).flatMap((member) =>
-          member.transaction === undefined ? [] : [member.transaction]
-        )
+        // Checked against the row schema in place (a guard builds nothing): verify and the first
+        // seals of a large ledger read many rows, and decoded copies doubled the collector's work.
+        if (!rows.every(isPendingRow)) {
+          return yield* Effect.die(new Error("ledger_transactions: a row to seal does not have the expected columns"))
+        }
+        return groupPending(rows as ReadonlyArray<PendingRow>)
       })
 
     const head = SqlSchema.findOneOption({
