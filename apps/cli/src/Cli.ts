@@ -5,6 +5,7 @@ import { Cause, Config, Effect, Exit, Runtime } from "effect"
 import { CliError, Command } from "effect/cli"
 import packageJson from "../package.json" with { type: "json" }
 import { db } from "./DbCommand.ts"
+import { ledger } from "./LedgerCommand.ts"
 import { notifications } from "./NotificationsCommand.ts"
 import { push } from "./PushCommand.ts"
 import { signalStopIsClean, UsageError } from "./Runtime.ts"
@@ -18,7 +19,7 @@ import { webhook } from "./WebhookCommand.ts"
 
 const root = Command.make("payments-gaming").pipe(
   Command.withDescription("Payments and gaming service: server and operator commands"),
-  Command.withSubcommands([serve, db, token, push, webhook, virtualAccount, wallet, notifications])
+  Command.withSubcommands([serve, db, token, push, webhook, virtualAccount, wallet, notifications, ledger])
 )
 
 /** Exit codes: 0 success, 1 the command failed, 2 bad usage (unknown command, missing or bad flag). */

@@ -4,6 +4,7 @@ import { WebhookApi } from "./banking/WebhookApi.ts"
 import { WebhookEventsApi } from "./banking/WebhookEventsApi.ts"
 import { CardsApi } from "./cards/CardsApi.ts"
 import { DevicesApi } from "./devices/DevicesApi.ts"
+import { LedgerSealsApi } from "./ledger/LedgerSealsApi.ts"
 import { BodyGuard } from "./middleware/BodyGuard.ts"
 import { SchemaErrors } from "./middleware/SchemaErrors.ts"
 import { NotificationsApi } from "./notifications/NotificationsApi.ts"
@@ -27,6 +28,7 @@ const Routes = HttpApi.make("payments-gaming")
   .add(CardsApi)
   .add(DevicesApi)
   .add(NotificationsApi)
+  .add(LedgerSealsApi)
   .middleware(SchemaErrors)
   // Added last, so it runs first: a body no field may hold is refused before authentication and decoding.
   .middleware(BodyGuard)

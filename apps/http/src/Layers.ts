@@ -4,8 +4,11 @@
 // module names each port's adapter itself, so the list of a use case's ports lives only here.
 // It imports no other module of the HTTP app (test/foundation/architecture.test.ts): the CLI loads
 // it without loading the server.
+
+import * as NodeCrypto from "@effect/platform-node/NodeCrypto"
 import * as CreditCardTypeBrandDetector from "@payments-gaming/adapters/cards/CreditCardTypeBrandDetector"
 import * as HmacCardFingerprinter from "@payments-gaming/adapters/cards/HmacCardFingerprinter"
+import * as SealSettingsConfig from "@payments-gaming/adapters/ledger/SealSettingsConfig"
 import * as StatementIdCipher from "@payments-gaming/adapters/ledger/StatementIdCipher"
 import * as NotificationSettingsConfig from "@payments-gaming/adapters/notifications/NotificationSettingsConfig"
 import * as BankingDeadLetters from "@payments-gaming/adapters/postgres/BankingDeadLetters"
@@ -13,6 +16,7 @@ import * as CardRepositoryPg from "@payments-gaming/adapters/postgres/CardReposi
 import * as ChallengeRepositoryPg from "@payments-gaming/adapters/postgres/ChallengeRepository"
 import * as DevicesPostgres from "@payments-gaming/adapters/postgres/DevicesPostgres"
 import * as LedgerPostgres from "@payments-gaming/adapters/postgres/LedgerPostgres"
+import * as LedgerSealsPostgres from "@payments-gaming/adapters/postgres/LedgerSealsPostgres"
 import * as LedgerStatementPostgres from "@payments-gaming/adapters/postgres/LedgerStatementPostgres"
 import * as LedgerUnitOfWork from "@payments-gaming/adapters/postgres/LedgerUnitOfWork"
 import * as NotificationOutboxPostgres from "@payments-gaming/adapters/postgres/NotificationOutboxPostgres"
@@ -31,7 +35,7 @@ import * as WheelSettingsConfig from "@payments-gaming/adapters/wheel/WheelSetti
 import { BankingService, layerCachedVirtualAccounts, WebhookEventsService } from "@payments-gaming/domain/banking"
 import { CardsService } from "@payments-gaming/domain/cards"
 import { Devices as DevicesPort } from "@payments-gaming/domain/devices"
-import { StatementService } from "@payments-gaming/domain/ledger"
+import { SealService, SealWorker, StatementService } from "@payments-gaming/domain/ledger"
 import { NotificationDelivery, NotificationsService, NotificationWorker } from "@payments-gaming/domain/notifications"
 import type { PushGateways } from "@payments-gaming/domain/push"
 import { PushService } from "@payments-gaming/domain/push"
@@ -154,6 +158,24 @@ export const notificationsWorkerWith = <E, R>(push: Layer.Layer<PushService, E, 
 /** The worker on the configured push providers (the same `Push` the service sends with). */
 export const NotificationsWorker = notificationsWorkerWith(Push)
 
+/**
+ * The sealed ledger (docs/ledger-seals.md): seals on PostgreSQL, SHA-256 on `node:crypto`
+ * (synchronous: a twentieth of WebCrypto's per-call cost, which the sealer pays per transaction).
+ * Reads the ledger's tables itself; needs no `Ledger`.
+ */
+export const Seals = SealService.layer.pipe(
+  Layer.provideMerge(LedgerSealsPostgres.layer),
+  Layer.provide(NodeCrypto.layerDigest)
+)
+
+/**
+ * The background sealer (a scoped layer: it seals for as long as it is built) every
+ * LEDGER_SEAL_INTERVAL, unless LEDGER_SEALER=off. Every instance runs one; one seals at a time.
+ */
+export const SealsWorker = Layer.fresh(
+  SealWorker.layer.pipe(Layer.provide(Seals), Layer.provide(SealSettingsConfig.layerConfig))
+)
+
 /** Every use case of the service, on one shared ledger. */
 export const UseCases = Layer.mergeAll(
   Banking,
@@ -164,7 +186,9 @@ export const UseCases = Layer.mergeAll(
   Push,
   Notifications,
   // Every instance delivers (NOTIFICATIONS_WORKER=off to stop it); claims keep instances apart.
-  NotificationsWorker
+  NotificationsWorker,
+  Seals,
+  SealsWorker
 ).pipe(Layer.provide(Ledger))
 
 /**
@@ -173,9 +197,9 @@ export const UseCases = Layer.mergeAll(
  * port only through its use case, which the types enforce where the service is launched. It is
  * also less to copy: every request copies its context at least once (HttpApiBuilder provides the
  * handlers' context into it on each request), and a request's context holds 32 services instead of
- * 50. Interleaved runs against the app given `UseCases` (issue 16): GET 1.08 and 1.17; the write
+ * 50 (33 and 52 since the sealed ledger's `SealService` and `LedgerSeals`). Interleaved runs against the app given `UseCases` (issue 16): GET 1.08 and 1.17; the write
  * paths within the machine's noise (cards 1.12, 0.90, 0.95; credits 0.94, 1.00; spins 1.01). The
- * notification worker runs as before: it provides no service.
+ * notification worker and the sealer run as before: they provide no service.
  */
 export const ServedUseCases = Layer.flatMap(UseCases, (context) =>
   Layer.succeedContext(
@@ -188,7 +212,8 @@ export const ServedUseCases = Layer.flatMap(UseCases, (context) =>
       DevicesPort,
       TriviaService,
       PushService,
-      NotificationsService
+      NotificationsService,
+      SealService
     )(context)
   )
 )

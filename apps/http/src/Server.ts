@@ -18,6 +18,7 @@ import { WebhookHandlers } from "./banking/WebhookHandlers.ts"
 import { CardsHandlers } from "./cards/CardsHandlers.ts"
 import { DevicesHandlers } from "./devices/DevicesHandlers.ts"
 import * as Layers from "./Layers.ts"
+import { LedgerSealsHandlers } from "./ledger/LedgerSealsHandlers.ts"
 import * as Authentication from "./middleware/Authentication.ts"
 import * as BodyGuard from "./middleware/BodyGuard.ts"
 import * as InternalKey from "./middleware/InternalKey.ts"
@@ -50,7 +51,8 @@ const ApiRoutes = HttpApiBuilder.layer(Api, { openapiPath: OPENAPI_PATH }).pipe(
     WheelHandlers,
     CardsHandlers,
     DevicesHandlers,
-    NotificationsHandlers
+    NotificationsHandlers,
+    LedgerSealsHandlers
   ]),
   Layer.provide([SchemaErrors.layer, BodyGuard.layer, Authentication.layer, RequireAdmin.layer, InternalKey.layer])
 )

@@ -564,10 +564,63 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/ledger/seals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The seals of the ledger's hash chain, newest first
+         * @description Each seal's `hash` is SHA-256(previousHash ‖ encode(t₁) ‖ … ‖ encode(tₙ)) over the transactions it covers (docs/ledger-seals.md). Publish the latest `hash` elsewhere: `ledger verify --head <hash>` later proves the history up to it was not rewritten. Pass the page's `nextCursor` back as `cursor` for the next page; it is null on the last page.
+         */
+        get: operations["ledgerSeals.list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/ledger/seals/latest": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The head of the chain: the latest seal (404 while nothing is sealed)
+         * @description Each seal's `hash` is SHA-256(previousHash ‖ encode(t₁) ‖ … ‖ encode(tₙ)) over the transactions it covers (docs/ledger-seals.md). Publish the latest `hash` elsewhere: `ledger verify --head <hash>` later proves the history up to it was not rewritten.
+         */
+        get: operations["ledgerSeals.latest"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        BadRequestEncoded: {
+            timestamp: string;
+            /** @enum {number} */
+            status: 400;
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            data: null;
+            errors?: {
+                path: string;
+                message: string;
+            }[] | null;
+        };
         UnauthorizedEncoded: {
             timestamp: string;
             /** @enum {number} */
@@ -585,19 +638,6 @@ export interface components {
             timestamp: string;
             /** @enum {number} */
             status: 403;
-            /** @enum {boolean} */
-            success: false;
-            message: string;
-            data: null;
-            errors?: {
-                path: string;
-                message: string;
-            }[] | null;
-        };
-        BadRequestEncoded: {
-            timestamp: string;
-            /** @enum {number} */
-            status: 400;
             /** @enum {boolean} */
             success: false;
             message: string;
@@ -4558,6 +4598,238 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too Many Requests: over the per-address or per-user limit; `Retry-After` gives the seconds to wait */
+            429: {
+                headers: {
+                    /** @description The request's `X-Request-Id` when it was sane (`[A-Za-z0-9._:-]{1,64}`), else one generated for it; on every log line of the request. */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal Server Error: an unexpected failure (logged with the request id; the message is generic) */
+            500: {
+                headers: {
+                    /** @description The request's `X-Request-Id` when it was sane (`[A-Za-z0-9._:-]{1,64}`), else one generated for it; on every log line of the request. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Service Unavailable: the database is unreachable or gave up on the request's statement (a row held by another session for 2 s, a statement over 10 s), or no answer within the 15 s request deadline; `Retry-After` gives the seconds to wait (on /readyz: the database is not reachable, no `Retry-After`) */
+            503: {
+                headers: {
+                    /** @description The request's `X-Request-Id` when it was sane (`[A-Za-z0-9._:-]{1,64}`), else one generated for it; on every log line of the request. */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    "ledgerSeals.list": {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description The request's `X-Request-Id` when it was sane (`[A-Za-z0-9._:-]{1,64}`), else one generated for it; on every log line of the request. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        timestamp: string;
+                        status: number;
+                        success: boolean;
+                        message: string;
+                        data: {
+                            items: {
+                                sequence: number | ("Infinity" | "-Infinity" | "NaN");
+                                /** @description SHA-256(previousHash ‖ encode(t₁) ‖ … ‖ encode(tₙ)), lowercase hex (docs/ledger-seals.md) */
+                                hash: string;
+                                /** @description The hash of the seal before; 64 zeros for the first */
+                                previousHash: string;
+                                transactions: number | ("Infinity" | "-Infinity" | "NaN");
+                                /** @description When it was sealed, ISO 8601 UTC */
+                                sealedAt: string;
+                            }[];
+                            /** @description Pass as `cursor` for the next page; null on the last page */
+                            nextCursor: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description BadRequest */
+            400: {
+                headers: {
+                    /** @description The request's `X-Request-Id` when it was sane (`[A-Za-z0-9._:-]{1,64}`), else one generated for it; on every log line of the request. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequestEncoded"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    /** @description The request's `X-Request-Id` when it was sane (`[A-Za-z0-9._:-]{1,64}`), else one generated for it; on every log line of the request. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedEncoded"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    /** @description The request's `X-Request-Id` when it was sane (`[A-Za-z0-9._:-]{1,64}`), else one generated for it; on every log line of the request. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenEncoded"];
+                };
+            };
+            /** @description Too Many Requests: over the per-address or per-user limit; `Retry-After` gives the seconds to wait */
+            429: {
+                headers: {
+                    /** @description The request's `X-Request-Id` when it was sane (`[A-Za-z0-9._:-]{1,64}`), else one generated for it; on every log line of the request. */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal Server Error: an unexpected failure (logged with the request id; the message is generic) */
+            500: {
+                headers: {
+                    /** @description The request's `X-Request-Id` when it was sane (`[A-Za-z0-9._:-]{1,64}`), else one generated for it; on every log line of the request. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Service Unavailable: the database is unreachable or gave up on the request's statement (a row held by another session for 2 s, a statement over 10 s), or no answer within the 15 s request deadline; `Retry-After` gives the seconds to wait (on /readyz: the database is not reachable, no `Retry-After`) */
+            503: {
+                headers: {
+                    /** @description The request's `X-Request-Id` when it was sane (`[A-Za-z0-9._:-]{1,64}`), else one generated for it; on every log line of the request. */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    "ledgerSeals.latest": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description The request's `X-Request-Id` when it was sane (`[A-Za-z0-9._:-]{1,64}`), else one generated for it; on every log line of the request. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        timestamp: string;
+                        status: number;
+                        success: boolean;
+                        message: string;
+                        data: {
+                            sequence: number | ("Infinity" | "-Infinity" | "NaN");
+                            /** @description SHA-256(previousHash ‖ encode(t₁) ‖ … ‖ encode(tₙ)), lowercase hex (docs/ledger-seals.md) */
+                            hash: string;
+                            /** @description The hash of the seal before; 64 zeros for the first */
+                            previousHash: string;
+                            transactions: number | ("Infinity" | "-Infinity" | "NaN");
+                            /** @description When it was sealed, ISO 8601 UTC */
+                            sealedAt: string;
+                        };
+                    };
+                };
+            };
+            /** @description BadRequest */
+            400: {
+                headers: {
+                    /** @description The request's `X-Request-Id` when it was sane (`[A-Za-z0-9._:-]{1,64}`), else one generated for it; on every log line of the request. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequestEncoded"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    /** @description The request's `X-Request-Id` when it was sane (`[A-Za-z0-9._:-]{1,64}`), else one generated for it; on every log line of the request. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedEncoded"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    /** @description The request's `X-Request-Id` when it was sane (`[A-Za-z0-9._:-]{1,64}`), else one generated for it; on every log line of the request. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenEncoded"];
+                };
+            };
+            /** @description NotFound */
+            404: {
+                headers: {
+                    /** @description The request's `X-Request-Id` when it was sane (`[A-Za-z0-9._:-]{1,64}`), else one generated for it; on every log line of the request. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundEncoded"];
                 };
             };
             /** @description Too Many Requests: over the per-address or per-user limit; `Retry-After` gives the seconds to wait */

@@ -16,6 +16,7 @@ import ledgerStatement from "./0013_ledger_statement.ts"
 import wheelClientSeeds from "./0014_wheel_client_seeds.ts"
 import notificationOutbox from "./0015_notification_outbox.ts"
 import notificationResends from "./0016_notification_resends.ts"
+import ledgerSeals from "./0017_ledger_seals.ts"
 import webhookConflictKey from "./0018_webhook_conflict_key.ts"
 import deviceTokenErasure from "./0019_device_token_erasure.ts"
 
@@ -40,6 +41,7 @@ export const migrations: Record<string, Effect.Effect<unknown, unknown, SqlClien
   "0014_wheel_client_seeds": wheelClientSeeds,
   "0015_notification_outbox": notificationOutbox,
   "0016_notification_resends": notificationResends,
+  "0017_ledger_seals": ledgerSeals,
   "0018_webhook_conflict_key": webhookConflictKey,
   "0019_device_token_erasure": deviceTokenErasure
 }

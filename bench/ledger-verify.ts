@@ -1,0 +1,133 @@
+/**
+ * `node --conditions=payments-gaming-source bench/ledger-verify.ts [--transactions 1000000] [--keep]`:
+ * how long the sealed ledger takes to seal and to verify a large history (issue 31). Fills a fresh
+ * database on the PostgreSQL at 127.0.0.1:5432 (or BENCH_DATABASE_ADMIN_URL) with N balanced
+ * deposits of two postings each, written by generate_series as the ledger would write them; seals
+ * them all with the service's own sealer (in this process); then runs `ledger verify` and
+ * `ledger export` as the CLI, each as its own process under /usr/bin/time, and prints their wall
+ * time and peak RSS. The database is dropped at the end unless --keep. See docs/benchmarks.md.
+ */
+import { execFileSync, spawnSync } from "node:child_process"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { runMigrations } from "@payments-gaming/adapters/postgres/Migrations"
+import * as PostgresClient from "@payments-gaming/adapters/postgres/PostgresClient"
+import { SealService } from "@payments-gaming/domain/ledger"
+import * as Layers from "@payments-gaming/http/Layers"
+import { Effect, Layer, Redacted } from "effect"
+import { SqlClient } from "effect/sql"
+import { ROOT } from "./lib/Children.ts"
+import { createDatabase, DEFAULT_ADMIN_URL, dropDatabase } from "./lib/Database.ts"
+
+const args = process.argv.slice(2)
+const flag = (name: string) => {
+  const index = args.indexOf(name)
+  return index === -1 ? undefined : args[index + 1]
+}
+const transactions = Number(flag("--transactions") ?? 1_000_000)
+if (!Number.isSafeInteger(transactions) || transactions < 1) throw new Error("--transactions: a positive integer")
+const keep = args.includes("--keep")
+const adminUrl = process.env.BENCH_DATABASE_ADMIN_URL ?? DEFAULT_ADMIN_URL
+const name = `bench_ledger_verify_${process.pid}`
+
+const seconds = (started: bigint) => Number(process.hrtime.bigint() - started) / 1e9
+
+/** The deposits, as LedgerPostgres writes them (the balance trigger off for the bulk insert only). */
+const fill = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql.withTransaction(
+    Effect.gen(function* () {
+      yield* sql`SET LOCAL session_replication_role = replica`
+      yield* sql`INSERT INTO ledger_accounts (id, unit, owner_user_id, non_negative, balance)
+        SELECT 'user:bench-' || g || ':cash:NGN', 'NGN', 'bench-' || g, true, 0 FROM generate_series(1, 1000) AS g
+        UNION ALL SELECT 'system:provider-settlement:NGN', 'NGN', NULL, false, NULL`
+      yield* sql`INSERT INTO ledger_transactions (idempotency_key, kind, created_at)
+        SELECT 'virtualaccount.credit:BENCH-' || g, 'deposit', timestamptz '2026-01-01T00:00:00Z' + g * interval '1 millisecond'
+        FROM generate_series(1, ${transactions}) AS g`
+      yield* sql`INSERT INTO ledger_postings (transaction_id, account_id, unit, amount_minor, created_at)
+        SELECT t.id, v.account_id, 'NGN', v.amount, t.created_at
+        FROM ledger_transactions t CROSS JOIN LATERAL (VALUES
+          ('system:provider-settlement:NGN', -(t.id % 100000 + 1), 1),
+          ('user:bench-' || (t.id % 1000 + 1) || ':cash:NGN', t.id % 100000 + 1, 2)) AS v (account_id, amount, position)
+        ORDER BY t.id, v.position`
+      yield* sql`UPDATE ledger_accounts a SET balance = (SELECT sum(amount_minor) FROM ledger_postings p WHERE p.account_id = a.id)
+        WHERE a.non_negative`
+    })
+  )
+  yield* sql`VACUUM ANALYZE ledger_transactions`
+  yield* sql`VACUUM ANALYZE ledger_postings`
+})
+
+/** Runs the CLI under /usr/bin/time: its wall time and CPU time (s), peak RSS (MiB), exit code and stdout's last line. */
+const timedCli = (command: ReadonlyArray<string>, url: string, stdout: "pipe" | "ignore") => {
+  const result = spawnSync(
+    "/usr/bin/time",
+    [
+      "-f",
+      "%e %M %U %S",
+      join(ROOT, "node_modules/.bin/node"),
+      "--conditions=payments-gaming-source",
+      "--max-semi-space-size=16",
+      "--heap-growing-percent=30",
+      join(ROOT, "apps/cli/src/main.js"),
+      ...command
+    ],
+    {
+      env: { ...process.env, DATABASE_URL: url, DATA_DIR: join(tmpdir(), "bench-ledger-verify") },
+      encoding: "utf8",
+      maxBuffer: 1 << 20,
+      stdio: ["ignore", stdout, "pipe"]
+    }
+  )
+  const timing = result.stderr.trim().split("\n").at(-1)?.split(" ") ?? []
+  return {
+    wall: Number(timing[0]),
+    rssMiB: Number(timing[1]) / 1024,
+    cpu: Number(timing[2]) + Number(timing[3]),
+    status: result.status,
+    line: (result.stdout ?? "").trim().split("\n").at(-1) ?? ""
+  }
+}
+
+const main = async () => {
+  const url = await createDatabase(adminUrl, name)
+  try {
+    const database = PostgresClient.layer({
+      url: Redacted.make(url),
+      dataDir: undefined,
+      maxConnections: 2,
+      statementsPerConnection: 1
+    })
+    const sealing = Layers.Seals.pipe(Layer.provideMerge(database))
+    await Effect.runPromise(
+      Effect.gen(function* () {
+        yield* runMigrations
+        let started = process.hrtime.bigint()
+        yield* fill
+        console.log(
+          `filled ${transactions} transactions (${2 * transactions} postings) in ${seconds(started).toFixed(1)} s`
+        )
+        started = process.hrtime.bigint()
+        const seals = yield* SealService
+        const written = yield* seals.sealPending
+        console.log(`sealed them in ${written.length} seals in ${seconds(started).toFixed(1)} s`)
+      }).pipe(Effect.provide(sealing), Effect.scoped)
+    )
+    const verify = timedCli(["ledger", "verify"], url, "pipe")
+    console.log(
+      `ledger verify: ${verify.wall.toFixed(1)} s wall, ${verify.cpu.toFixed(1)} s CPU, peak RSS ${verify.rssMiB.toFixed(0)} MiB, exit ${verify.status}`
+    )
+    console.log(`  ${verify.line}`)
+    const exported = timedCli(["ledger", "export"], url, "ignore")
+    console.log(
+      `ledger export: ${exported.wall.toFixed(1)} s wall, ${exported.cpu.toFixed(1)} s CPU, peak RSS ${exported.rssMiB.toFixed(0)} MiB, exit ${exported.status}`
+    )
+    const load = execFileSync("cat", ["/proc/loadavg"], { encoding: "utf8" }).trim()
+    console.log(`machine: load average ${load}`)
+  } finally {
+    if (keep) console.log(`kept database ${url}`)
+    else await dropDatabase(adminUrl, name)
+  }
+}
+
+await main()

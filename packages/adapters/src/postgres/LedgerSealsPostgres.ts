@@ -1,0 +1,429 @@
+import {
+  LedgerSeals,
+  type Seal,
+  type SealChain,
+  type SealDraft,
+  type SealMember,
+  type SealRange,
+  type SealSegment,
+  type StoredSeal
+} from "@payments-gaming/domain/ledger"
+import { Effect, Layer, Option, Schema, Stream } from "effect"
+import { SqlClient, SqlSchema } from "effect/sql"
+import { rowSchema } from "./RowSchema.ts"
+
+// An arbitrary constant, not the migrations' (Migrations.ts): the advisory lock one sealer holds.
+const SEAL_LOCK_KEY = 7_340_213_031
+
+/** How many transactions one read of the sealed history asks for, about (whole seals at a time). */
+const HISTORY_PAGE_TRANSACTIONS = 10_000
+/** How many seal rows one read of the sealed history asks for, at most. */
+const HISTORY_PAGE_SEALS = 1_000
+
+const SealRow = rowSchema(
+  Schema.Struct({
+    sequence: Schema.BigInt,
+    hash: Schema.String,
+    previous_hash: Schema.String,
+    transactions: Schema.Number,
+    sealed_at: Schema.Date
+  }),
+  (row): Seal => ({
+    sequence: Number(row.sequence),
+    hash: row.hash,
+    previousHash: row.previous_hash,
+    transactions: row.transactions,
+    sealedAt: row.sealed_at.toISOString()
+  })
+)
+
+const Digits = /^-?\d{1,20}$/
+const bigintOf = (text: string): bigint => {
+  if (!Digits.test(text)) throw new Error(`not an integer: ${text}`)
+  return BigInt(text)
+}
+
+/** One posting of a transaction the sealer reads, with the transaction's columns (the posting's null: it has none). */
+const PendingRow = Schema.Struct({
+  transaction_id: Schema.BigInt,
+  idempotency_key: Schema.String,
+  kind: Schema.String,
+  created_at: Schema.String,
+  posting_id: Schema.NullOr(Schema.BigInt),
+  account_id: Schema.NullOr(Schema.String),
+  unit: Schema.NullOr(Schema.String),
+  amount_minor: Schema.NullOr(Schema.BigInt)
+})
+type PendingRow = typeof PendingRow.Type
+const isPendingRow = Schema.is(PendingRow)
+
+/** Consecutive rows of one transaction become one transaction, its postings in the rows' order. */
+const groupPending = (rows: ReadonlyArray<PendingRow>): Array<SealChain.SealableTransaction> => {
+  const out: Array<SealChain.SealableTransaction> = []
+  let postings: Array<SealChain.SealedPosting> = []
+  for (const row of rows) {
+    if (out.at(-1)?.id !== row.transaction_id) {
+      postings = []
+      out.push({
+        id: row.transaction_id,
+        key: row.idempotency_key,
+        kind: row.kind,
+        createdAt: row.created_at,
+        postings
+      })
+    }
+    if (row.posting_id !== null && row.account_id !== null && row.unit !== null && row.amount_minor !== null) {
+      postings.push({ id: row.posting_id, account: row.account_id, currency: row.unit, amountMinor: row.amount_minor })
+    }
+  }
+  return out
+}
+
+type Member = SealMember & { readonly sequence: number }
+
+/** A membership with its transaction's columns (null: the transaction is gone). */
+const MemberRow = Schema.Struct({
+  seal_sequence: Schema.BigInt,
+  transaction_id: Schema.BigInt,
+  present: Schema.Boolean,
+  idempotency_key: Schema.NullOr(Schema.String),
+  kind: Schema.NullOr(Schema.String),
+  created_at: Schema.NullOr(Schema.String)
+})
+type MemberRow = typeof MemberRow.Type
+const isMemberRow = Schema.is(MemberRow)
+
+/** A posting of the page's transaction id range. */
+const PostingRow = Schema.Struct({
+  transaction_id: Schema.BigInt,
+  id: Schema.BigInt,
+  account_id: Schema.String,
+  unit: Schema.String,
+  amount_minor: Schema.BigInt
+})
+type PostingRow = typeof PostingRow.Type
+const isPostingRow = Schema.is(PostingRow)
+
+/**
+ * Members and postings, both ascending by transaction id, walked together: each member gets the
+ * postings of its transaction; postings of transactions outside the page (another seal's, within
+ * the id range) are passed over.
+ */
+const mergeMembers = (members: ReadonlyArray<MemberRow>, postings: ReadonlyArray<PostingRow>): Array<Member> => {
+  const out: Array<Member> = []
+  let at = 0
+  for (const row of members) {
+    while (at < postings.length && (postings[at] as PostingRow).transaction_id < row.transaction_id) at++
+    const own: Array<SealChain.SealedPosting> = []
+    while (at < postings.length && (postings[at] as PostingRow).transaction_id === row.transaction_id) {
+      const posting = postings[at] as PostingRow
+      own.push({
+        id: posting.id,
+        account: posting.account_id,
+        currency: posting.unit,
+        amountMinor: posting.amount_minor
+      })
+      at++
+    }
+    out.push({
+      sequence: Number(row.seal_sequence),
+      transactionId: row.transaction_id,
+      transaction:
+        !row.present || row.idempotency_key === null || row.kind === null || row.created_at === null
+          ? undefined
+          : {
+              id: row.transaction_id,
+              key: row.idempotency_key,
+              kind: row.kind,
+              createdAt: row.created_at,
+              postings: own
+            }
+    })
+  }
+  return out
+}
+
+const StoredRow = rowSchema(
+  Schema.Struct({
+    sequence: Schema.String,
+    hash: Schema.String,
+    previous_hash: Schema.String,
+    transactions: Schema.Number
+  }),
+  (row): StoredSeal & { readonly sequence: number } => ({
+    sequence: Number(row.sequence),
+    hash: row.hash,
+    previousHash: row.previous_hash,
+    transactions: row.transactions
+  })
+)
+
+/**
+ * The seals on PostgreSQL (migration 0017): the sealer's one transaction, the listing, and the
+ * sealed history read back in pages for verify and export.
+ *
+ * What a seal covers is decided by visibility, never by an id range: the sealer reads the
+ * committed transactions that no seal covers yet, in ascending id, so a transaction that commits
+ * after a seal that covered higher ids (it began earlier, committed later) is simply not visible
+ * to that seal and goes into the next one. It never takes a lock a posting waits on: the
+ * advisory lock is only the sealers' own, and reading committed rows locks nothing.
+ */
+export const layer = Layer.effect(
+  LedgerSeals,
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const createdAt = (column: string) =>
+      sql.literal(`to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`)
+
+    /** Where the next seal looks (see `sealNext`); none before the first seal: it reads every row. */
+    interface Frontier {
+      readonly horizon: bigint
+      readonly resumeAfter: bigint | null
+    }
+
+    const unsealed = sql.literal("NOT EXISTS (SELECT 1 FROM ledger_seal_members m WHERE m.transaction_id = t.id)")
+
+    /**
+     * The oldest committed transactions no seal covers (at most `limit`, ascending id), among those
+     * of database transactions at or above the horizon and, after a full seal, those numbered above
+     * where it stopped. Two ordered range scans (the index on xact_id, the primary key), each cut at
+     * `limit`: a backlog is read once, never anti-joined from its start again for every seal.
+     */
+    const pending = (frontier: Frontier | undefined, limit: number) =>
+      Effect.gen(function* () {
+        const candidates =
+          frontier === undefined
+            ? sql`SELECT t.id FROM ledger_transactions t WHERE ${unsealed} ORDER BY t.id LIMIT ${limit}`
+            : sql`(SELECT t.id FROM ledger_transactions t WHERE t.xact_id >= ${frontier.horizon} AND ${unsealed}
+                ORDER BY t.id LIMIT ${limit})
+              ${
+                frontier.resumeAfter === null
+                  ? sql.literal("")
+                  : sql`UNION (SELECT t.id FROM ledger_transactions t WHERE t.id > ${frontier.resumeAfter} AND ${unsealed}
+                      ORDER BY t.id LIMIT ${limit})`
+              }`
+        const rows = yield* sql`WITH batch AS (
+            SELECT t.id, t.idempotency_key, t.kind, t.created_at
+            FROM ledger_transactions t
+            WHERE t.id IN (SELECT c.id FROM (${candidates}) c ORDER BY c.id LIMIT ${limit})
+          )
+          SELECT b.id AS transaction_id, b.idempotency_key, b.kind, ${createdAt("b.created_at")} AS created_at, p.id AS posting_id,
+            p.account_id, p.unit, p.amount_minor
+          FROM batch b LEFT JOIN ledger_postings p ON p.transaction_id = b.id
+          ORDER BY b.id, p.id`
+        // Checked against the row schema in place (a guard builds nothing): verify and the first
+        // seals of a large ledger read many rows, and decoded copies doubled the collector's work.
+        if (!rows.every(isPendingRow)) {
+          return yield* Effect.die(new Error("ledger_transactions: a row to seal does not have the expected columns"))
+        }
+        return groupPending(rows as ReadonlyArray<PendingRow>)
+      })
+
+    const head = SqlSchema.findOneOption({
+      Request: Schema.Void,
+      Result: Schema.Struct({
+        sequence: Schema.BigInt,
+        hash: Schema.String,
+        horizon: Schema.BigInt,
+        resume_after_id: Schema.NullOr(Schema.BigInt)
+      }),
+      execute: () => sql`SELECT sequence, hash, horizon, resume_after_id FROM ledger_seals
+        ORDER BY sequence DESC LIMIT 1`
+    })
+
+    const insertSeal = SqlSchema.findOne({
+      Request: Schema.Struct({
+        sequence: Schema.Number,
+        hash: Schema.String,
+        previousHash: Schema.String,
+        transactions: Schema.Number,
+        first: Schema.BigInt,
+        last: Schema.BigInt,
+        horizon: Schema.BigInt,
+        resumeAfter: Schema.NullOr(Schema.BigInt)
+      }),
+      Result: SealRow,
+      execute: (seal) => sql`INSERT INTO ledger_seals
+          (sequence, hash, previous_hash, transactions, first_transaction_id, last_transaction_id, horizon,
+            resume_after_id)
+        VALUES (${seal.sequence}, ${seal.hash}, ${seal.previousHash}, ${seal.transactions}, ${seal.first},
+          ${seal.last}, ${seal.horizon}, ${seal.resumeAfter})
+        RETURNING sequence, hash, previous_hash, transactions, sealed_at`
+    })
+
+    const sealNext = (
+      limit: number,
+      compute: (previousHash: string, batch: ReadonlyArray<SealChain.SealableTransaction>) => Effect.Effect<SealDraft>
+    ) =>
+      sql
+        .withTransaction(
+          Effect.gen(function* () {
+            const [lock] = yield* sql<{ locked: boolean }>`SELECT pg_try_advisory_xact_lock(${SEAL_LOCK_KEY}) AS locked`
+            if (lock?.locked !== true) return Option.none()
+            // A pipelined connection cuts statements at 10 s (PostgresClient); the first seals of a
+            // large ledger read more than a request ever does. Bounded still, so a stuck round ends.
+            yield* sql`SET LOCAL statement_timeout = '120s'`
+            // Taken before the read below, in its own statement: every database transaction older
+            // than this xmin had ended before that read's snapshot, so if it committed, the read sees it.
+            const [snapshot] = yield* sql<{
+              xmin: string
+            }>`SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS xmin`
+            const xmin = bigintOf(snapshot?.xmin ?? "")
+            const previous = yield* head()
+            const frontier = Option.match(previous, {
+              onNone: () => undefined,
+              onSome: (row) => ({ horizon: row.horizon, resumeAfter: row.resume_after_id })
+            })
+            const rows = yield* pending(frontier, limit)
+            const first = rows[0]
+            const last = rows.at(-1)
+            if (first === undefined || last === undefined) return Option.none()
+            const full = rows.length >= limit
+            const previousHash = Option.match(previous, { onNone: () => "0".repeat(64), onSome: (row) => row.hash })
+            const batch = rows
+            const draft = yield* compute(previousHash, batch)
+            // What the next seal must read (docs/ledger-seals.md, "How sealing works"): every row of a
+            // database transaction that had not ended before this read (xact_id >= xmin), and, when
+            // this batch was cut at `limit`, the committed rows it left, all numbered above its last.
+            const sequence = Option.match(previous, { onNone: () => 1, onSome: (row) => Number(row.sequence) + 1 })
+            const seal = yield* insertSeal({
+              sequence,
+              hash: draft.hash,
+              previousHash: draft.previousHash,
+              transactions: batch.length,
+              first: first.id,
+              last: last.id,
+              horizon: xmin,
+              resumeAfter: full ? last.id : null
+            })
+            yield* sql`INSERT INTO ledger_seal_members (transaction_id, seal_sequence, digest)
+              SELECT m.id, ${sequence}, decode(m.digest, 'hex')
+              FROM unnest(${`{${batch.map((t) => t.id.toString()).join(",")}}`}::bigint[],
+                ${`{${draft.digests.join(",")}}`}::text[]) AS m (id, digest)`
+            return Option.some({ seal, full })
+          })
+        )
+        .pipe(Effect.orDie, Effect.withSpan("LedgerSeals.sealNext"))
+
+    const listSeals = (query: { readonly before?: number | undefined; readonly limit: number }) =>
+      SqlSchema.findAll({
+        Request: Schema.Void,
+        Result: SealRow,
+        execute: () => sql`SELECT sequence, hash, previous_hash, transactions, sealed_at FROM ledger_seals
+          ${query.before === undefined ? sql.literal("") : sql`WHERE sequence < ${query.before}`}
+          ORDER BY sequence DESC LIMIT ${query.limit}`
+      })(undefined).pipe(Effect.orDie)
+
+    const latest = Effect.map(listSeals({ limit: 1 }), (rows) => Option.fromUndefinedOr(rows[0]))
+
+    const storedPage = (after: number, to: number | undefined) =>
+      SqlSchema.findAll({
+        Request: Schema.Void,
+        Result: StoredRow,
+        // Ordered by the column, not by its text (an output name would win in ORDER BY).
+        execute: () => sql`SELECT s.sequence::text AS sequence, s.hash, s.previous_hash, s.transactions
+          FROM ledger_seals s
+          WHERE s.sequence > ${after} ${to === undefined ? sql.literal("") : sql`AND s.sequence <= ${to}`}
+          ORDER BY s.sequence LIMIT ${HISTORY_PAGE_SEALS}`
+      })(undefined).pipe(Effect.orDie)
+
+    // Members of every sequence in (after, upTo], with their transactions' postings, one row each
+    // (a posting's columns null when its transaction has none left). The transaction id range of
+    // the page, read first from the members' own index, bounds the scans of the ledger's tables
+    // (a seal covers mostly consecutive ids), so they are range scans rather than one lookup per row.
+    const membersPage = (after: number, upTo: number | undefined, limit: number | undefined) =>
+      Effect.gen(function* () {
+        const within = upTo === undefined ? sql.literal("") : sql`AND seal_sequence <= ${upTo}`
+        const [bounds] = yield* sql<{
+          low: string | null
+          high: string | null
+        }>`SELECT min(transaction_id)::text AS low,
+            max(transaction_id)::text AS high FROM ledger_seal_members WHERE seal_sequence > ${after} ${within}`
+        if (bounds?.low == null || bounds.high == null) return []
+        const low = bigintOf(bounds.low)
+        const high = bigintOf(bounds.high)
+        // Two reads of the range, each ordered by transaction id (what the merge joins and the
+        // indexes give without a sort), merged here: the members with their transactions, then
+        // the postings. One row per posting with its transaction's columns repeated cost half as
+        // much again, in PostgreSQL and here. Native int8 columns (read as bigint).
+        const members = yield* sql`SELECT m.seal_sequence, m.transaction_id, t.id IS NOT NULL AS present,
+            t.idempotency_key, t.kind, ${createdAt("t.created_at")} AS created_at
+          FROM ledger_seal_members m
+          LEFT JOIN ledger_transactions t ON t.id = m.transaction_id AND t.id BETWEEN ${low} AND ${high}
+          WHERE m.seal_sequence > ${after} ${upTo === undefined ? sql.literal("") : sql`AND m.seal_sequence <= ${upTo}`}
+          ORDER BY m.transaction_id
+          ${limit === undefined ? sql.literal("") : sql`LIMIT ${limit}`}`
+        const postings = yield* sql`SELECT p.transaction_id, p.id, p.account_id, p.unit, p.amount_minor
+          FROM ledger_postings p WHERE p.transaction_id BETWEEN ${low} AND ${high}
+          ORDER BY p.transaction_id, p.id`
+        if (!members.every(isMemberRow) || !postings.every(isPostingRow)) {
+          return yield* Effect.die(new Error("a row of the sealed history does not have the expected columns"))
+        }
+        return mergeMembers(members as ReadonlyArray<MemberRow>, postings as ReadonlyArray<PostingRow>)
+      }).pipe(Effect.orDie)
+
+    /** Groups members and stored seals into one segment per sequence, ascending. */
+    const segmentsOf = (
+      stored: ReadonlyArray<StoredSeal & { readonly sequence: number }>,
+      members: ReadonlyArray<Member>
+    ): Array<SealSegment> => {
+      const bySequence = new Map<number, { stored: StoredSeal | undefined; members: Array<SealMember> }>()
+      const entry = (sequence: number) => {
+        let found = bySequence.get(sequence)
+        if (found === undefined) {
+          found = { stored: undefined, members: [] }
+          bySequence.set(sequence, found)
+        }
+        return found
+      }
+      for (const seal of stored) entry(seal.sequence).stored = seal
+      for (const member of members) entry(member.sequence).members.push(member)
+      return [...bySequence.entries()]
+        .sort(([a], [b]) => a - b)
+        .map(([sequence, { stored, members }]) => ({ sequence, stored, members }))
+    }
+
+    /**
+     * Pages of whole seals of about HISTORY_PAGE_TRANSACTIONS transactions, each read with the
+     * members of its sequences (and of any gap before them, whose seal row is gone); after the last
+     * seal row, members that name a sequence beyond it, if any.
+     */
+    const history = (range: SealRange): Stream.Stream<SealSegment> => {
+      const start = Math.max((range.from ?? 1) - 1, 0)
+      // One element per page, one page read ahead while the consumer works on the one before.
+      return Stream.paginate(
+        { after: start } as { readonly after: number },
+        (
+          state
+        ): Effect.Effect<readonly [ReadonlyArray<Array<SealSegment>>, Option.Option<{ readonly after: number }>]> =>
+          Effect.gen(function* () {
+            const stored = yield* storedPage(state.after, range.to)
+            const taken: typeof stored = []
+            let count = 0
+            for (const seal of stored) {
+              if (taken.length > 0 && count + seal.transactions > HISTORY_PAGE_TRANSACTIONS) break
+              taken.push(seal)
+              count += seal.transactions
+            }
+            const last = taken.at(-1)
+            if (last === undefined) {
+              // No seal row left: members that name a later sequence are all that could remain.
+              const orphans = yield* membersPage(state.after, range.to, HISTORY_PAGE_TRANSACTIONS)
+              return [[segmentsOf([], orphans)], Option.none()] as const
+            }
+            const members = yield* membersPage(state.after, last.sequence, undefined)
+            return [[segmentsOf(taken, members)], Option.some({ after: last.sequence })] as const
+          })
+      ).pipe(Stream.buffer({ capacity: 1 }), Stream.flattenIterable, Stream.withSpan("LedgerSeals.history"))
+    }
+
+    const digests = (sequence: number) =>
+      Effect.map(
+        sql<{ transaction_id: bigint; digest: string }>`SELECT transaction_id, encode(digest, 'hex') AS digest
+          FROM ledger_seal_members WHERE seal_sequence = ${sequence}`,
+        (rows): ReadonlyMap<bigint, string> => new Map(rows.map((row) => [BigInt(row.transaction_id), row.digest]))
+      ).pipe(Effect.orDie)
+
+    return LedgerSeals.of({ sealNext, list: listSeals, latest, history, digests })
+  })
+)
