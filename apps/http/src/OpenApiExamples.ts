@@ -666,6 +666,46 @@ export const EXAMPLES: Record<string, OperationExample> = {
       200: { timestamp: "1795834427682", status: 200, success: true, message: "Device removed", data: null }
     }
   },
+  // The worked example of docs/ledger-seals.md: a first seal over one transaction, its hash recomputed there.
+  "ledgerSeals.list": {
+    responses: {
+      200: {
+        timestamp: "1795834427701",
+        status: 200,
+        success: true,
+        message: "Ledger seals fetched",
+        data: {
+          items: [
+            {
+              sequence: 1,
+              hash: "63bc806ee1df8477957a629d3d7362f3a8101810baf9b76baedc91ce4312bb5b",
+              previousHash: "0000000000000000000000000000000000000000000000000000000000000000",
+              transactions: 1,
+              sealedAt: "2026-11-28T02:53:52.512Z"
+            }
+          ],
+          nextCursor: null
+        }
+      }
+    }
+  },
+  "ledgerSeals.latest": {
+    responses: {
+      200: {
+        timestamp: "1795834427704",
+        status: 200,
+        success: true,
+        message: "Latest ledger seal fetched",
+        data: {
+          sequence: 1,
+          hash: "63bc806ee1df8477957a629d3d7362f3a8101810baf9b76baedc91ce4312bb5b",
+          previousHash: "0000000000000000000000000000000000000000000000000000000000000000",
+          transactions: 1,
+          sealedAt: "2026-11-28T02:53:52.512Z"
+        }
+      }
+    }
+  },
   "notifications.list": {
     responses: {
       200: {

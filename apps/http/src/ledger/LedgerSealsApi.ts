@@ -37,4 +37,11 @@ export class LedgerSealsApi extends HttpApiGroup.make("ledgerSeals")
   )
   .middleware(RequireAdmin)
   .middleware(Authentication)
-  .annotateMerge(OpenApi.annotations({ title: "Sealed ledger (administration)" })) {}
+  .annotateMerge(
+    OpenApi.annotations({
+      title: "Sealed ledger (administration)",
+      description:
+        "The ledger's SHA-256 hash chain: every committed transaction sealed within LEDGER_SEAL_INTERVAL, for a " +
+        "monitor to publish the head and an auditor to check it (role admin)"
+    })
+  ) {}

@@ -157,7 +157,7 @@ describe("a local user against the embedded database", () => {
         assert.strictEqual((yield* get(port, "/readyz")).status, 200)
         // And the CLI, beside it, trusts it: its own user's process, listening where owner.json says.
         const listed = yield* cli(dataDir, ["webhook", "list"])
-        assert.deepStrictEqual([listed.code, listed.stderr], [0, ""])
+        assert.deepStrictEqual([listed.code, listed.stderr], [0, "No webhook events\n"])
 
         yield* stop(server)
         assert.isFalse(existsSync(join(dataDir, SOCKET_NAME)), "the socket is removed at stop")
