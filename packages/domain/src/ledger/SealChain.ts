@@ -39,6 +39,12 @@ export const GENESIS_HASH = "0".repeat(64)
 /** At most this many transactions in one seal: a backlog is sealed in several, and verify holds one seal at a time. */
 export const MAX_SEAL_TRANSACTIONS = 10_000
 
+// Every JavaScript runtime has TextEncoder; declared here, as text/Utf8.ts declares TextDecoder,
+// because the domain package builds without DOM or Node typings (npm run build).
+declare const TextEncoder: new () => {
+  encodeInto(source: string, destination: Uint8Array): { readonly read: number; readonly written: number }
+}
+
 const utf8 = new TextEncoder()
 
 /**
