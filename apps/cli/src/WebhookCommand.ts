@@ -5,16 +5,19 @@ import {
   ListingCursor,
   type ListingPosition,
   Outcome,
+  Reference,
   type ReplayableOutcome,
   ReplayResult,
+  readWebhook,
   StoredId,
   WebhookEventPage,
   WebhookEventsService
 } from "@payments-gaming/domain/banking"
 import { Header, WEBHOOK_PATH } from "@payments-gaming/http/Paths"
-import { Config, Console, Data, Effect, FileSystem, Layer, Option, Schema } from "effect"
+import { Config, Console, Data, Effect, FileSystem, Layer, Option, Result, Schema } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import * as Backend from "./Backend.ts"
+import { decodeOptionalFlag } from "./FlagValue.ts"
 import { CommandEnvironment, UsageError } from "./Runtime.ts"
 import * as ServiceClient from "./ServiceClient.ts"
 import { printList, printText } from "./TerminalText.ts"
@@ -97,6 +100,81 @@ const parseBody = (text: string): unknown => {
   }
 }
 
+/** What `webhook send` learnt of the event it delivered, read back where this CLI can see it. */
+type Stored =
+  | {
+      readonly _tag: "Found"
+      readonly event: {
+        readonly id: string
+        readonly outcome: Outcome
+        readonly reason: string | null
+        /**
+         * Stored before this delivery left (by the service's clock against this CLI's: the same host's
+         * in the usual case): this one was a redelivery, and changed nothing.
+         */
+        readonly earlier: boolean
+      }
+    }
+  | { readonly _tag: "Unknown"; readonly why: string }
+
+const describeStored = (stored: Stored) => {
+  if (stored._tag === "Unknown") return `stored outcome unknown: ${stored.why}`
+  const { outcome, reason, earlier } = stored.event
+  return `stored as ${outcome}${reason === null ? "" : ` (${reason})`}${earlier ? "; stored by an earlier delivery, this one changed nothing" : ""}`
+}
+
+/**
+ * The stored event of the file's kind and reference, newest first (a conflict of it, if any, is
+ * newer than it), read where this CLI reads the service's database: on DATABASE_URL, or through the
+ * service that owns DATA_DIR when it is the one the file was sent to. Elsewhere (another host, an
+ * embedded database nobody serves) it says so rather than open a database the delivery never reached.
+ */
+const storedAfterSend = (endpoint: string, bytes: Uint8Array, sentAt: number) =>
+  Effect.gen(function* () {
+    const read = readWebhook(bytes)
+    if (Result.isFailure(read))
+      return { _tag: "Unknown", why: "the file is not a webhook this service reads" } as Stored
+    const decoded = read.success
+    if (decoded.kind === "ignored")
+      return { _tag: "Unknown", why: "an event with no kind flag is stored as ignored" } as Stored
+    const query: ListQuery = {
+      outcome: undefined,
+      kind: decoded.kind,
+      reference: decoded.reference,
+      after: undefined,
+      limit: 1
+    }
+    const databaseUrl = yield* Config.String("DATABASE_URL").pipe(Config.option)
+    let page: WebhookEventPage
+    if (Option.isSome(databaseUrl) && databaseUrl.value.trim() !== "") {
+      page = yield* listDirectly(query)
+    } else {
+      const backend = yield* Backend.resolve
+      if (backend._tag !== "Service" || new URL(backend.url).origin !== new URL(endpoint).origin) {
+        return {
+          _tag: "Unknown",
+          why: `${new URL(endpoint).origin} is not a service whose database this CLI reads (set DATABASE_URL, or see webhook list there)`
+        } as Stored
+      }
+      page = yield* listThroughService(backend.url, query)
+    }
+    const [event] = page.items
+    if (event === undefined)
+      return { _tag: "Unknown", why: "no event of that reference in the database this CLI reads" } as Stored
+    return {
+      _tag: "Found",
+      event: {
+        id: event.id,
+        outcome: event.outcome,
+        reason: event.reason,
+        earlier: Date.parse(event.receivedAt) < sentAt
+      }
+    } as Stored
+  }).pipe(
+    // A failed read-back does not undo a delivery the service acknowledged: it is reported instead.
+    Effect.catch((error) => Effect.succeed<Stored>({ _tag: "Unknown", why: reasonOf(error) }))
+  )
+
 const send = Command.make(
   "send",
   {
@@ -111,6 +189,7 @@ const send = Command.make(
     Effect.gen(function* () {
       const endpoint = yield* endpointOf(Option.isSome(url) ? url.value : yield* defaultBase)
       const { bytes, signature } = yield* signFile(file)
+      const sentAt = Date.now()
       const response = yield* Effect.tryPromise({
         try: async (signal) => {
           const answer = await fetch(endpoint, {
@@ -123,14 +202,19 @@ const send = Command.make(
         },
         catch: (error) => new WebhookCommandFailed({ message: `cannot deliver to ${endpoint}: ${reasonOf(error)}` })
       })
+      const acknowledged = response.status >= 200 && response.status <= 299
+      // The service answers 200 for every event it stored, applied or not: what it stored is read back.
+      const stored = acknowledged ? yield* storedAfterSend(endpoint, bytes, sentAt) : undefined
       if (json) {
-        yield* Console.log(JSON.stringify({ status: response.status, body: parseBody(response.text) }))
+        const found = stored?._tag === "Found" ? stored.event : null
+        yield* Console.log(JSON.stringify({ status: response.status, body: parseBody(response.text), stored: found }))
       } else {
         yield* printText(`${response.status} ${response.statusText}`.trim())
-        yield* printText(response.text)
+        if (stored === undefined) yield* printText(response.text)
+        else yield* printText(describeStored(stored))
       }
       // Only an acknowledgement counts: a provider retries anything else.
-      if (response.status < 200 || response.status > 299) process.exitCode = 1
+      if (!acknowledged) process.exitCode = 1
     }).pipe(Effect.provide(CommandEnvironment))
 ).pipe(
   Command.withDescription(`Sign a payload file and POST its exact bytes to ${WEBHOOK_PATH}, as the provider does`),
@@ -296,6 +380,7 @@ const replay = Command.make(
 interface ListQuery {
   readonly outcome: Outcome | undefined
   readonly kind: EventKind | undefined
+  readonly reference?: string | undefined
   readonly after: ListingPosition | undefined
   readonly limit: number
 }
@@ -307,6 +392,7 @@ const listThroughService = (baseUrl: string, query: ListQuery) =>
     const search = new URLSearchParams({ limit: String(query.limit) })
     if (query.outcome !== undefined) search.set("status", query.outcome)
     if (query.kind !== undefined) search.set("kind", query.kind)
+    if (query.reference !== undefined) search.set("reference", query.reference)
     if (query.after !== undefined) search.set("cursor", Schema.encodeSync(ListingCursor)(query.after))
     const answer = yield* ServiceClient.call(baseUrl, { method: "GET", path: `/v1/admin/webhook-events?${search}` })
     return yield* decodeAnswer(WebhookEventPage)(answer)
@@ -323,6 +409,10 @@ const list = Command.make(
       Flag.optional,
       Flag.withDescription("Only events of this kind")
     ),
+    reference: Flag.String("reference").pipe(
+      Flag.optional,
+      Flag.withDescription("Only events of this data.reference (its event and any conflicting redelivery)")
+    ),
     limit: Flag.Int("limit").pipe(Flag.withDefault(50), Flag.withDescription("How many events, 1 to 200")),
     cursor: Flag.String("cursor").pipe(
       Flag.optional,
@@ -330,7 +420,7 @@ const list = Command.make(
     ),
     json
   },
-  ({ status, kind, limit, cursor, json }) =>
+  ({ status, kind, reference, limit, cursor, json }) =>
     Effect.gen(function* () {
       if (!Number.isInteger(limit) || limit < 1 || limit > 200) {
         return yield* new UsageError({ message: `--limit ${limit}: must be 1 to 200` })
@@ -343,6 +433,7 @@ const list = Command.make(
       const query: ListQuery = {
         outcome: Option.getOrUndefined(status),
         kind: Option.getOrUndefined(kind),
+        reference: yield* decodeOptionalFlag(Reference, reference, "--reference", "1 to 256 characters"),
         after,
         limit
       }

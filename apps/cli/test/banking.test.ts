@@ -197,7 +197,10 @@ describe("webhook and virtual-account commands", () => {
         const sent = yield* runCli(["webhook", "send", file, "--url", base], env)
         assert.strictEqual(sent.code, 0, sent.stderr)
         assert.match(sent.stdout, /^200\b/)
-        assert.include(sent.stdout, "Webhook processed successfully")
+        // The answer is 200 whatever was stored: the command reads back what the service stored.
+        assert.match(sent.stdout, /^stored as unmatched \(.+\)$/m)
+        assert.notInclude(sent.stdout, "Webhook processed successfully")
+        assert.notInclude(sent.stdout, "earlier delivery")
         const events = () =>
           sql<{
             id: string
@@ -211,10 +214,13 @@ describe("webhook and virtual-account commands", () => {
         // Without --url the base is http://127.0.0.1:$PORT: a redelivery, acknowledged, changing nothing.
         const resent = yield* runCli(["webhook", "send", file, "--json"], { ...env, PORT: String(port) })
         assert.strictEqual(resent.code, 0, resent.stderr)
-        assert.deepStrictEqual(JSON.parse(resent.stdout), {
+        const resentAnswer = JSON.parse(resent.stdout)
+        assert.deepStrictEqual(resentAnswer.body, {
           status: 200,
-          body: { status: 200, message: "Webhook processed successfully", data: "OK" }
+          message: "Webhook processed successfully",
+          data: "OK"
         })
+        assert.deepInclude(resentAnswer.stored, { id: eventId, outcome: "unmatched", earlier: true })
 
         // Replayed before its cause is fixed it stays unmatched: the command says so and exits 1.
         const early = yield* runCli(["webhook", "replay", eventId], env)

@@ -124,6 +124,15 @@ describe("webhook list", () => {
         assert.strictEqual(served.code, 0, served.stderr)
         assert.include(served.stderr, `owned by the service at ${base}`)
         assert.deepStrictEqual(JSON.parse(served.stdout), page1)
+        // By reference, on the database and through the service's API: that event alone.
+        for (const via of [direct, viaService]) {
+          const one = yield* runCli(["webhook", "list", "--reference", references[0] as string, "--json"], via)
+          assert.strictEqual(one.code, 0, one.stderr)
+          assert.deepStrictEqual(
+            (JSON.parse(one.stdout) as Page).items.map((item) => item.reference),
+            [references[0]]
+          )
+        }
         const servedPlain = yield* runCli(["webhook", "list", "--status", "unmatched"], viaService)
         assert.strictEqual(servedPlain.stdout, plain.stdout)
 

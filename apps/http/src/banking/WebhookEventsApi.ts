@@ -3,6 +3,7 @@ import {
   EventKind,
   ListingCursor,
   Outcome,
+  Reference,
   ReplayableOutcome,
   ReplayResult,
   StoredId,
@@ -36,13 +37,18 @@ const bodies =
 export class WebhookEventsApi extends HttpApiGroup.make("webhookEvents")
   .add(
     HttpApiEndpoint.get("list", "/v1/admin/webhook-events", {
-      query: { ...CursorQuery, status: Schema.optionalKey(Outcome), kind: Schema.optionalKey(EventKind) },
+      query: {
+        ...CursorQuery,
+        status: Schema.optionalKey(Outcome),
+        kind: Schema.optionalKey(EventKind),
+        reference: Schema.optionalKey(Reference)
+      },
       success: Envelope(WebhookEventPage),
       error: BadRequest
     }).annotateMerge(
       OpenApi.annotations({
-        summary: "Stored webhook events, newest first, filtered by outcome (`status`) and kind",
-        description: `${paging} A bad cursor, status, kind or limit is a 400 listing the problems.`
+        summary: "Stored webhook events, newest first, filtered by outcome (`status`), kind and reference",
+        description: `${paging} \`reference\` is the event's \`data.reference\`: its event, and any conflicting redeliveries of it. A bad cursor, status, kind, reference or limit is a 400 listing the problems.`
       })
     ),
     HttpApiEndpoint.get("detail", "/v1/admin/webhook-events/:id", {

@@ -16,7 +16,13 @@ export const WebhookEventsHandlers = HttpApiBuilder.group(Api, "webhookEvents", 
     return handlers
       .handle("list", ({ query }) =>
         events
-          .list({ outcome: query.status, kind: query.kind, after: query.cursor, limit: query.limit ?? DEFAULT_LIMIT })
+          .list({
+            outcome: query.status,
+            kind: query.kind,
+            reference: query.reference,
+            after: query.cursor,
+            limit: query.limit ?? DEFAULT_LIMIT
+          })
           .pipe(Effect.flatMap((page) => ok("Webhook events fetched", page)))
       )
       .handle("detail", ({ params }) =>

@@ -256,14 +256,16 @@ export const layer = Layer.effect(
       Request: Schema.Struct({
         outcome: Schema.optional(Outcome),
         kind: Schema.optional(EventKind),
+        reference: Schema.optional(Schema.String),
         after: Schema.optional(Schema.Struct({ receivedAt: Schema.Date, id: Schema.String })),
         limit: Schema.Number
       }),
       Result: WebhookEventHeaderRow,
-      execute: ({ outcome, kind, after, limit }) => {
+      execute: ({ outcome, kind, reference, after, limit }) => {
         const where = sql.and([
           ...(outcome === undefined ? [] : [sql`outcome = ${outcome}`]),
           ...(kind === undefined ? [] : [sql`kind = ${kind}`]),
+          ...(reference === undefined ? [] : [sql`reference = ${reference}`]),
           ...(after === undefined ? [] : [sql`(received_at, id) < (${after.receivedAt}, ${after.id}::uuid)`])
         ])
         return sql`SELECT id, kind, reference, dedup_key, received_at, outcome, reason, processed_at
@@ -325,6 +327,7 @@ export const layer = Layer.effect(
     const listPage = (filter: {
       readonly outcome?: Outcome | undefined
       readonly kind?: EventKind | undefined
+      readonly reference?: string | undefined
       readonly after?: ListingPosition | undefined
       readonly limit: number
     }) => listByPosition(filter).pipe(Effect.orDie)

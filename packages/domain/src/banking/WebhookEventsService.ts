@@ -26,6 +26,7 @@ export class WebhookEventsService extends Context.Service<
     list(query: {
       readonly outcome?: Outcome | undefined
       readonly kind?: EventKind | undefined
+      readonly reference?: string | undefined
       readonly after?: ListingPosition | undefined
       readonly limit: number
     }): Effect.Effect<WebhookEventPage>
@@ -62,6 +63,7 @@ export class WebhookEventsService extends Context.Service<
       const list = Effect.fn("WebhookEventsService.list")(function* (query: {
         readonly outcome?: Outcome | undefined
         readonly kind?: EventKind | undefined
+        readonly reference?: string | undefined
         readonly after?: ListingPosition | undefined
         readonly limit: number
       }) {

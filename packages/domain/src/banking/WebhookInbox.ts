@@ -75,6 +75,8 @@ export class WebhookInbox extends Context.Service<
     listPage(filter: {
       readonly outcome?: Outcome | undefined
       readonly kind?: EventKind | undefined
+      /** Only the events of this `data.reference` (the original, and any conflicts of it). */
+      readonly reference?: string | undefined
       readonly after?: ListingPosition | undefined
       readonly limit: number
     }): Effect.Effect<ReadonlyArray<WebhookEventHeader>>

@@ -124,7 +124,7 @@ export const layerMemoryWebhookInbox = Layer.effect(
               .map((row) => row.event)
           )
         ),
-      listPage: ({ outcome, kind, after, limit }) =>
+      listPage: ({ outcome, kind, reference, after, limit }) =>
         db.atomically(
           Effect.sync(() =>
             newestFirst(
@@ -132,7 +132,9 @@ export const layerMemoryWebhookInbox = Layer.effect(
                 .map((row) => row.event)
                 .filter(
                   (event) =>
-                    (outcome === undefined || event.outcome === outcome) && (kind === undefined || event.kind === kind)
+                    (outcome === undefined || event.outcome === outcome) &&
+                    (kind === undefined || event.kind === kind) &&
+                    (reference === undefined || event.reference === reference)
                 ),
               after
             ).slice(0, limit)

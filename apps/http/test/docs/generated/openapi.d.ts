@@ -240,8 +240,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Stored webhook events, newest first, filtered by outcome (`status`) and kind
-         * @description Newest first (by receivedAt, then id). Pass the page's `nextCursor` back as `cursor` for the next page; it is null on the last page. A cursor is a position, not an offset: rows that arrive while paging do not shift pages. A bad cursor, status, kind or limit is a 400 listing the problems.
+         * Stored webhook events, newest first, filtered by outcome (`status`), kind and reference
+         * @description Newest first (by receivedAt, then id). Pass the page's `nextCursor` back as `cursor` for the next page; it is null on the last page. A cursor is a position, not an offset: rows that arrive while paging do not shift pages. `reference` is the event's `data.reference`: its event, and any conflicting redeliveries of it. A bad cursor, status, kind, reference or limit is a 400 listing the problems.
          */
         get: operations["webhookEvents.list"];
         put?: never;
@@ -2463,6 +2463,7 @@ export interface operations {
                 cursor?: string;
                 status?: "received" | "processed" | "ignored" | "rejected" | "unmatched" | "conflict";
                 kind?: "virtualaccount.credit" | "transfer.success" | "transfer.failed" | "ignored";
+                reference?: string;
             };
             header?: never;
             path?: never;
