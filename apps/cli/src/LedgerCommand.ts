@@ -3,6 +3,7 @@ import { Console, Data, Effect, Layer, Option, Stream } from "effect"
 import { Command, Flag } from "effect/cli"
 import * as Backend from "./Backend.ts"
 import { CommandEnvironment, UsageError } from "./Runtime.ts"
+import { printText } from "./TerminalText.ts"
 
 /** The chain does not hold, or the command cannot read it. */
 export class LedgerCommandFailed extends Data.TaggedError("LedgerCommandFailed")<{ readonly message: string }> {}
@@ -46,25 +47,24 @@ const describe = (result: Verification): string => {
   }
 }
 
-const asJson = (result: Verification) =>
-  JSON.stringify(
-    result._tag === "Broken"
+/** The verification as `--json` prints it. */
+const jsonOf = (result: Verification) =>
+  result._tag === "Broken"
+    ? {
+        verified: false,
+        seal: result.sequence,
+        transaction: result.transactionId === undefined ? null : result.transactionId.toString(),
+        message: result.message
+      }
+    : result._tag === "HeadNotFound"
       ? {
           verified: false,
-          seal: result.sequence,
-          transaction: result.transactionId === undefined ? null : result.transactionId.toString(),
-          message: result.message
+          head: result.head,
+          transactions: result.transactions,
+          seals: result.seals,
+          message: describe(result)
         }
-      : result._tag === "HeadNotFound"
-        ? {
-            verified: false,
-            head: result.head,
-            transactions: result.transactions,
-            seals: result.seals,
-            message: describe(result)
-          }
-        : { verified: true, transactions: result.transactions, seals: result.seals, head: result.head }
-  )
+      : { verified: true, transactions: result.transactions, seals: result.seals, head: result.head }
 
 const verify = Command.make(
   "verify",
@@ -82,7 +82,8 @@ const verify = Command.make(
       }
       const expected = Option.isSome(head) ? head.value.toLowerCase() : undefined
       const result = yield* onDatabase((seals) => seals.verify({ head: expected }))
-      yield* Console.log(json ? asJson(result) : describe(result))
+      // The text quotes rows of the database: printed without terminal escapes, as every text answer.
+      yield* json ? Console.log(JSON.stringify(jsonOf(result))) : printText(describe(result))
       if (result._tag !== "Verified") process.exitCode = 1
     }).pipe(Effect.provide(CommandEnvironment))
 ).pipe(
