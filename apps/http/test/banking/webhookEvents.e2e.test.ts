@@ -156,7 +156,7 @@ describe("the admin webhook-event API over HTTP", () => {
       })
     )
 
-    it.effect("a bad cursor, status, kind or limit is a 400 naming the parameter", () =>
+    it.effect("a bad cursor, status, kind, reference or limit is a 400 naming the parameter", () =>
       Effect.gen(function* () {
         const forged = Buffer.from("12.not-a-uuid").toString("base64url")
         for (const [query, path] of [
@@ -166,7 +166,10 @@ describe("the admin webhook-event API over HTTP", () => {
           ["kind=virtualaccount.debit", "kind"],
           ["limit=0", "limit"],
           ["limit=201", "limit"],
-          ["limit=ten", "limit"]
+          ["limit=ten", "limit"],
+          // A NUL reached PostgreSQL as a query value, which refused it: a 500 until refused here.
+          ["reference=VA%00x", "reference"],
+          [`reference=${"r".repeat(257)}`, "reference"]
         ]) {
           const answer = yield* asAdmin(`${EVENTS}?${query}`)
           assert.strictEqual(answer.status, 400, query)

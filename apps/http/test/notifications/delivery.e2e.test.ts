@@ -52,7 +52,7 @@ describe("credit notifications through the outbox, on PostgreSQL, to fake FCM an
                 notification: DEPOSIT_TEXT,
                 data: { notificationId: fcmRow!.id, templateCode: "DEPOSIT_RECEIVED" },
                 // The notification's id is its collapse key: a repeated send shows once on the device.
-                android: { collapse_key: fcmRow!.id },
+                android: { collapse_key: fcmRow!.id, notification: { tag: fcmRow!.id } },
                 apns: { headers: { "apns-collapse-id": fcmRow!.id } }
               }
             }

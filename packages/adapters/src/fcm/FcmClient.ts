@@ -154,11 +154,13 @@ export class FcmClient extends Context.Service<
                 notification: { title: message.notification.title, body: message.notification.body },
                 ...(message.data === undefined ? {} : { data: { ...message.data } }),
                 // The same key on Android and, through FCM, on iOS: a repeated send replaces the
-                // first on the device.
+                // first on the device. On Android the collapse key only merges messages still
+                // waiting at FCM; once one is shown, the notification's tag is what replaces it in
+                // the drawer, so both carry the key.
                 ...(message.collapseKey === undefined
                   ? {}
                   : {
-                      android: { collapseKey: message.collapseKey },
+                      android: { collapseKey: message.collapseKey, notification: { tag: message.collapseKey } },
                       apns: { headers: { "apns-collapse-id": message.collapseKey } }
                     })
               }),

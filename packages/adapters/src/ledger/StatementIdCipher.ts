@@ -36,6 +36,9 @@ export const make = (secret: Redacted.Redacted<string>): StatementIds["Service"]
           open: (text) => {
             if (!SEALED.test(text)) return undefined
             const sealed = Buffer.from(text, "base64url")
+            // 22 characters carry 132 bits for a 128-bit block: the decoder ignores the last 4, so
+            // only the one spelling the cipher wrote is accepted, not 16 that open alike.
+            if (sealed.toString("base64url") !== text) return undefined
             if (sealed.length !== 16) return undefined
             const decipher = createDecipheriv("aes-256-ecb", cipherKey, null).setAutoPadding(false)
             const block = Buffer.concat([decipher.update(sealed), decipher.final()])

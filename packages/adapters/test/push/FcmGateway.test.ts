@@ -197,25 +197,29 @@ describe("FcmGateway with the real firebase-admin against a loopback FCM", () =>
       })
     )
 
-    it.effect("sends the collapse key as android.collapse_key and apns-collapse-id, beside data.notificationId", () =>
-      Effect.gen(function* () {
-        const fake = yield* FakeFcmServer
-        const gateway = yield* FcmGateway.make()
-        const token = freshToken("collapse")
-        const key = "0b6f7c1e-5d0a-4a57-9a55-3d8e2f1c9b10"
-        const data = { notificationId: key, templateCode: "DEPOSIT_RECEIVED" }
-        assert.isTrue((yield* gateway.send(token, { title: "T", body: "B", data, collapseKey: key })).success)
-        // firebase-admin writes FCM's v1 wire names: `collapse_key` under android.
-        assert.deepStrictEqual(fake.requestsFor(token)[0]?.body, {
-          message: {
-            token,
-            notification: { title: "T", body: "B" },
-            data,
-            android: { collapse_key: key },
-            apns: { headers: { "apns-collapse-id": key } }
-          }
+    it.effect(
+      "sends the collapse key as android.collapse_key, the Android notification's tag and apns-collapse-id, beside data.notificationId",
+      () =>
+        Effect.gen(function* () {
+          const fake = yield* FakeFcmServer
+          const gateway = yield* FcmGateway.make()
+          const token = freshToken("collapse")
+          const key = "0b6f7c1e-5d0a-4a57-9a55-3d8e2f1c9b10"
+          const data = { notificationId: key, templateCode: "DEPOSIT_RECEIVED" }
+          assert.isTrue((yield* gateway.send(token, { title: "T", body: "B", data, collapseKey: key })).success)
+          // firebase-admin writes FCM's v1 wire names: `collapse_key` under android. The tag is what
+          // replaces a notification already shown in Android's drawer; the collapse key only merges
+          // messages still waiting at FCM.
+          assert.deepStrictEqual(fake.requestsFor(token)[0]?.body, {
+            message: {
+              token,
+              notification: { title: "T", body: "B" },
+              data,
+              android: { collapse_key: key, notification: { tag: key } },
+              apns: { headers: { "apns-collapse-id": key } }
+            }
+          })
         })
-      })
     )
 
     it.effect("sends no data key when the message has no data", () =>

@@ -1,7 +1,7 @@
 import { type BigDecimal, Schema } from "effect"
 import { UserId } from "../auth/Model.ts"
 import { Currency, DecimalAmount } from "../money/index.ts"
-import { wellFormed } from "../text/WellFormed.ts"
+import { wellFormed, withoutNul } from "../text/WellFormed.ts"
 
 /** How a webhook is classified by its flags; `ignored` when it sets none. */
 export const EventKind = Schema.Literals(["virtualaccount.credit", "transfer.success", "transfer.failed", "ignored"])
@@ -28,7 +28,7 @@ export const MAX_REFERENCE_LENGTH = 256
  * (`"\ud800"`, valid JSON) is refused: PostgreSQL would store it as U+FFFD, so two different
  * references could collide on one stored key.
  */
-export const Reference = Schema.String.check(Schema.isBetweenLength(1, MAX_REFERENCE_LENGTH), wellFormed)
+export const Reference = Schema.String.check(Schema.isBetweenLength(1, MAX_REFERENCE_LENGTH), wellFormed, withoutNul)
 
 /** A virtual account number as the provider writes it (NUBAN digits, or an alphanumeric id). */
 export const AccountNumber = Schema.String.check(

@@ -39,8 +39,9 @@ export interface PushNotification {
   readonly body: string
   readonly data?: PushData
   /**
-   * Sent as FCM's `android.collapse_key` and `apns-collapse-id` (on FCM and on APNs): a second push
-   * with the same key replaces the first on the device instead of showing twice. At most 64 bytes.
+   * Sent as FCM's `android.collapse_key` and Android notification `tag`, and as `apns-collapse-id` (on
+   * FCM and on APNs): a second push with the same key replaces the first on the device instead of
+   * showing twice (on Android the tag does that once the first is shown). At most 64 bytes.
    */
   readonly collapseKey?: string
 }

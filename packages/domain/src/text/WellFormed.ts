@@ -9,3 +9,12 @@ import { Schema } from "effect"
 export const wellFormed = Schema.makeFilter(
   (text: string) => text.isWellFormed() || "must not hold a lone surrogate (\\uD800-\\uDFFF)"
 )
+
+/**
+ * Text without a NUL, which PostgreSQL text cannot hold: refused as input (400) rather than failing
+ * as a database error deep in a use case (500). The body guard refuses NUL in bodies; this is for
+ * text that arrives elsewhere, such as a query parameter.
+ */
+export const withoutNul = Schema.makeFilter(
+  (text: string) => !text.includes("\u0000") || "must not contain a NUL character"
+)
