@@ -309,17 +309,21 @@ export class SpinAndWinService extends Context.Service<
           })
         // Run again when its connection is lost, committed or not (`UnitOfWork.idempotent`): the spin
         // id is drawn once, above, so a first run that did commit is this spin, found in the round
-        // when the second run is refused as AlreadySpun, and answered as made.
-        return yield* unitOfWork.idempotent(drawAndRecord).pipe(
-          Effect.flatMap(answer),
-          Effect.catchTag("AlreadySpun", (refused) =>
-            Effect.flatMap(spins.listRound(round, { limit: 1, offset: 0 }, userId), ([mine]) =>
-              mine !== undefined && mine.spinId === spinId
-                ? Effect.map(replay(mine), (outcome): SpinOutcome => ({ ...outcome, replayed: false }))
-                : Effect.fail(refused)
-            )
+        // when the second run is refused (AlreadySpun; RoundClosed when the round ended in between),
+        // and answered as made.
+        const madeAlready = <E>(refused: E) =>
+          Effect.flatMap(spins.listRound(round, { limit: 1, offset: 0 }, userId), ([mine]) =>
+            mine !== undefined && mine.spinId === spinId
+              ? Effect.map(replay(mine), (outcome): SpinOutcome => ({ ...outcome, replayed: false }))
+              : Effect.fail(refused)
           )
-        )
+        return yield* unitOfWork
+          .idempotent(drawAndRecord)
+          .pipe(
+            Effect.flatMap(answer),
+            Effect.catchTag("AlreadySpun", madeAlready),
+            Effect.catchTag("RoundClosed", madeAlready)
+          )
       })
 
       const spin = Effect.fnUntraced(function* (userId: UserId, idempotencyKey?: IdempotencyKey | undefined) {

@@ -324,6 +324,39 @@ describe("SpinAndWinService at a round's end", () => {
     }
   )
 
+  it.effect(
+    "a spin whose first write committed, then ran again after midnight (its connection lost), is answered as made, once",
+    () => {
+      // What UnitOfWork.idempotent does on PostgreSQL when the reply of a committed write is lost:
+      // the write runs again, here once the round has ended, and that second run finds it closed.
+      const committedThenRetried = Layer.effect(
+        SpinRepository,
+        Effect.gen(function* () {
+          const real = yield* SpinRepository
+          return SpinRepository.of({
+            ...real,
+            record: (spin, open, prize) =>
+              real
+                .record(spin, open, prize)
+                .pipe(Effect.andThen(TestClock.setTime(LAGOS_MIDNIGHT)), Effect.andThen(real.record(spin, open, prize)))
+          })
+        })
+      ).pipe(Layer.provide(Layer.fresh(layerMemorySpinRepository)))
+      return Effect.gen(function* () {
+        yield* TestClock.setTime(LAGOS_MIDNIGHT - 1)
+        const service = yield* SpinAndWinService
+        const outcome = yield* service.spin(user("unlucky-connection"))
+        const spins = yield* SpinRepository
+        const recorded = yield* spins.listRound("2026-05-01" as RoundId, { limit: 10, offset: 0 })
+        assert.deepStrictEqual(
+          recorded.map((spin) => spin.spinId),
+          [outcome.spinId]
+        )
+        assert.isFalse(outcome.replayed)
+      }).pipe(Effect.provide(withSpinRepository(committedThenRetried)))
+    }
+  )
+
   it.effect("the last millisecond of a round still records its spin", () =>
     Effect.gen(function* () {
       yield* TestClock.setTime(LAGOS_MIDNIGHT - 1)
