@@ -1,4 +1,4 @@
-import { chmodSync, lstatSync, readdirSync } from "node:fs"
+import { chmodSync, lstatSync, readdirSync, realpathSync } from "node:fs"
 import { join } from "node:path"
 import { isMainThread } from "node:worker_threads"
 
@@ -52,6 +52,14 @@ export const makePrivate = (root: string): number => {
     }
     for (const name of names) visit(join(path, name))
   }
-  visit(root)
+  // The root itself may be a link (DATA_DIR pointing at a volume): its target is what is repaired;
+  // links below it are still not followed.
+  let target = root
+  try {
+    target = realpathSync(root)
+  } catch (error) {
+    if (codeOf(error) !== "ENOENT") throw error
+  }
+  visit(target)
   return changed
 }

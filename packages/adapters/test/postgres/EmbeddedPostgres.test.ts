@@ -83,6 +83,25 @@ describe("the embedded database is private to its owner", () => {
     )
   )
 
+  it.effect(
+    "makePrivate repairs the target of a DATA_DIR that is itself a link (a volume), still following no link below",
+    () =>
+      Effect.scoped(
+        Effect.gen(function* () {
+          const volume = yield* freshDir
+          writeFileSync(join(volume, "a"), "a")
+          chmodSync(join(volume, "a"), 0o644)
+          chmodSync(volume, 0o755)
+          const holder = yield* freshDir
+          const linked = join(holder, "data")
+          symlinkSync(volume, linked)
+          assert.strictEqual(makePrivate(linked), 2)
+          assert.strictEqual(lstatSync(volume).mode & 0o777, 0o700)
+          assert.strictEqual(lstatSync(join(volume, "a")).mode & 0o777, 0o600)
+        })
+      )
+  )
+
   it.live(
     "a loose DATA_DIR is repaired with one log line; every file is 0600, every directory 0700; the socket is the only way in, and its one slot stays the service's after the pool's idle timeout",
     () =>
