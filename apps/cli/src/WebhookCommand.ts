@@ -117,6 +117,8 @@ type Stored =
     }
   | { readonly _tag: "Unknown"; readonly why: string }
 
+const unknown = (why: string): Stored => ({ _tag: "Unknown", why })
+
 const describeStored = (stored: Stored) => {
   if (stored._tag === "Unknown") return `stored outcome unknown: ${stored.why}`
   const { outcome, reason, earlier } = stored.event
@@ -132,11 +134,9 @@ const describeStored = (stored: Stored) => {
 const storedAfterSend = (endpoint: string, bytes: Uint8Array, sentAt: number) =>
   Effect.gen(function* () {
     const read = readWebhook(bytes)
-    if (Result.isFailure(read))
-      return { _tag: "Unknown", why: "the file is not a webhook this service reads" } as Stored
+    if (Result.isFailure(read)) return unknown("the file is not a webhook this service reads")
     const decoded = read.success
-    if (decoded.kind === "ignored")
-      return { _tag: "Unknown", why: "an event with no kind flag is stored as ignored" } as Stored
+    if (decoded.kind === "ignored") return unknown("an event with no kind flag is stored as ignored")
     const query: ListQuery = {
       outcome: undefined,
       kind: decoded.kind,
@@ -151,17 +151,15 @@ const storedAfterSend = (endpoint: string, bytes: Uint8Array, sentAt: number) =>
     } else {
       const backend = yield* Backend.resolve
       if (backend._tag !== "Service" || new URL(backend.url).origin !== new URL(endpoint).origin) {
-        return {
-          _tag: "Unknown",
-          why: `${new URL(endpoint).origin} is not a service whose database this CLI reads (set DATABASE_URL, or see webhook list there)`
-        } as Stored
+        return unknown(
+          `${new URL(endpoint).origin} is not a service whose database this CLI reads (set DATABASE_URL, or see webhook list there)`
+        )
       }
       page = yield* listThroughService(backend.url, query)
     }
     const [event] = page.items
-    if (event === undefined)
-      return { _tag: "Unknown", why: "no event of that reference in the database this CLI reads" } as Stored
-    return {
+    if (event === undefined) return unknown("no event of that reference in the database this CLI reads")
+    const found: Stored = {
       _tag: "Found",
       event: {
         id: event.id,
@@ -169,10 +167,11 @@ const storedAfterSend = (endpoint: string, bytes: Uint8Array, sentAt: number) =>
         reason: event.reason,
         earlier: Date.parse(event.receivedAt) < sentAt
       }
-    } as Stored
+    }
+    return found
   }).pipe(
     // A failed read-back does not undo a delivery the service acknowledged: it is reported instead.
-    Effect.catch((error) => Effect.succeed<Stored>({ _tag: "Unknown", why: reasonOf(error) }))
+    Effect.catch((error) => Effect.succeed(unknown(reasonOf(error))))
   )
 
 const send = Command.make(

@@ -1,6 +1,6 @@
 import { BigDecimal, Option, Result, Schema } from "effect"
 import { AccountNumber, Reference } from "../banking/Model.ts"
-import { Currency, currencyScale, parseDecimal } from "../money/index.ts"
+import { type Currency, currencyScale, isCurrency, parseDecimal } from "../money/index.ts"
 
 /** The kinds of provider transaction a report line names (CONTRACT §7). */
 export const ReportKind = Schema.Literals(["virtualaccount.credit", "transfer.success", "transfer.failed"])
@@ -70,7 +70,6 @@ export const readHeader = (fields: ReadonlyArray<string>): Result.Result<ReportH
 
 const isReference = Schema.is(Reference)
 const isAccountNumber = Schema.is(AccountNumber)
-const isCurrency = Schema.is(Currency)
 const isKind = Schema.is(ReportKind)
 
 const UTC_INSTANT = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?Z$/

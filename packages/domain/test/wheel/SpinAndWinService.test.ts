@@ -291,6 +291,13 @@ describe("SpinAndWinService.spin when its nonce is taken", () => {
   })
 })
 
+/** The in-memory spin store with its `record` replaced by `wrap` of the real one. */
+const withRecord = (wrap: (real: SpinRepository["Service"]) => SpinRepository["Service"]["record"]) =>
+  Layer.effect(
+    SpinRepository,
+    Effect.map(SpinRepository, (real) => SpinRepository.of({ ...real, record: wrap(real) }))
+  ).pipe(Layer.provide(Layer.fresh(layerMemorySpinRepository)))
+
 describe("SpinAndWinService at a round's end", () => {
   const LAGOS_MIDNIGHT = DateTime.toEpochMillis(DateTime.makeUnsafe("2026-05-01T23:00:00Z"))
 
@@ -299,17 +306,10 @@ describe("SpinAndWinService at a round's end", () => {
     () => {
       // The store's clock moves past the round's end between the spin's reading of the time and its
       // write, as a spin started just before midnight would see it.
-      const lateWrite = Layer.effect(
-        SpinRepository,
-        Effect.gen(function* () {
-          const real = yield* SpinRepository
-          return SpinRepository.of({
-            ...real,
-            record: (spin, open, prize) =>
-              Effect.andThen(TestClock.setTime(LAGOS_MIDNIGHT), real.record(spin, open, prize))
-          })
-        })
-      ).pipe(Layer.provide(Layer.fresh(layerMemorySpinRepository)))
+      const lateWrite = withRecord(
+        (real) => (spin, open, prize) =>
+          Effect.andThen(TestClock.setTime(LAGOS_MIDNIGHT), real.record(spin, open, prize))
+      )
       return Effect.gen(function* () {
         yield* TestClock.setTime(LAGOS_MIDNIGHT - 1)
         const service = yield* SpinAndWinService
@@ -329,19 +329,12 @@ describe("SpinAndWinService at a round's end", () => {
     () => {
       // What UnitOfWork.idempotent does on PostgreSQL when the reply of a committed write is lost:
       // the write runs again, here once the round has ended, and that second run finds it closed.
-      const committedThenRetried = Layer.effect(
-        SpinRepository,
-        Effect.gen(function* () {
-          const real = yield* SpinRepository
-          return SpinRepository.of({
-            ...real,
-            record: (spin, open, prize) =>
-              real
-                .record(spin, open, prize)
-                .pipe(Effect.andThen(TestClock.setTime(LAGOS_MIDNIGHT)), Effect.andThen(real.record(spin, open, prize)))
-          })
-        })
-      ).pipe(Layer.provide(Layer.fresh(layerMemorySpinRepository)))
+      const committedThenRetried = withRecord(
+        (real) => (spin, open, prize) =>
+          real
+            .record(spin, open, prize)
+            .pipe(Effect.andThen(TestClock.setTime(LAGOS_MIDNIGHT)), Effect.andThen(real.record(spin, open, prize)))
+      )
       return Effect.gen(function* () {
         yield* TestClock.setTime(LAGOS_MIDNIGHT - 1)
         const service = yield* SpinAndWinService
