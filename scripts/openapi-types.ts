@@ -5,7 +5,7 @@
  */
 import { writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { Api } from "@payments-gaming/http/Api"
+import { Api } from "@payments-gaming/api/Api"
 import { generateTypes } from "@payments-gaming/openapi-typegen"
 import { OpenApi } from "effect/http-api"
 

@@ -1,7 +1,7 @@
 import { createHash, createHmac, randomBytes, randomUUID, timingSafeEqual } from "node:crypto"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import * as PostgresClient from "@payments-gaming/adapters/postgres/PostgresClient"
-import { WEBHOOK_PATH } from "@payments-gaming/http/Paths"
+import { WEBHOOK_PATH } from "@payments-gaming/api/Paths"
 import { Effect, ManagedRuntime, Redacted } from "effect"
 import { SqlClient, SqlError, type Statement } from "effect/sql"
 import * as Jose from "jose"

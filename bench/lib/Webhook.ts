@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import { ROOT } from "./Children.ts"
 
-export { WEBHOOK_PATH } from "@payments-gaming/http/Paths"
+export { WEBHOOK_PATH } from "@payments-gaming/api/Paths"
 
 const REFERENCE_SLOT = "__BENCH_REFERENCE__"
 

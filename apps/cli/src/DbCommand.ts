@@ -1,18 +1,13 @@
+import { CommandEnvironment } from "@payments-gaming/composition/CommandEnvironment"
 import { Console, Effect } from "effect"
 import { Command, Flag } from "effect/cli"
 import * as Backend from "./Backend.ts"
-import { CommandEnvironment } from "./Runtime.ts"
 import { printText } from "./TerminalText.ts"
 
 const migrateDirectly = Effect.gen(function* () {
   // Loaded only when the command runs.
-  const [{ runMigrations }, PostgresClient] = yield* Effect.promise(() =>
-    Promise.all([
-      import("@payments-gaming/adapters/postgres/Migrations"),
-      import("@payments-gaming/adapters/postgres/PostgresClient")
-    ])
-  )
-  const applied = yield* runMigrations.pipe(Effect.provide(PostgresClient.layerCommandConfig))
+  const Commands = yield* Effect.promise(() => import("@payments-gaming/composition/Commands"))
+  const applied = yield* Commands.migrate
   return applied.map(([id, name]) => `${String(id).padStart(4, "0")}_${name}`)
 })
 

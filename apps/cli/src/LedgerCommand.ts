@@ -1,8 +1,9 @@
+import { CommandEnvironment } from "@payments-gaming/composition/CommandEnvironment"
 import { type SealSegment, SealService, type Verification } from "@payments-gaming/domain/ledger"
-import { Console, Data, Effect, Layer, Option, Stream } from "effect"
+import { Console, Data, Effect, Option, Stream } from "effect"
 import { Command, Flag } from "effect/cli"
 import * as Backend from "./Backend.ts"
-import { CommandEnvironment, UsageError } from "./Runtime.ts"
+import { UsageError } from "./Runtime.ts"
 import { printText } from "./TerminalText.ts"
 
 /** The chain does not hold, or the command cannot read it. */
@@ -25,13 +26,8 @@ const onDatabase = <A, E>(use: (service: SealService["Service"]) => Effect.Effec
           "holds the embedded one: stop that service first, or run with DATABASE_URL"
       })
     }
-    const [Layers, Database] = yield* Effect.promise(() =>
-      Promise.all([import("@payments-gaming/http/Layers"), import("@payments-gaming/adapters/postgres/Database")])
-    )
-    return yield* Effect.flatMap(Effect.service(SealService), use).pipe(
-      Effect.provide(Layers.Seals.pipe(Layer.orDie)),
-      Effect.provide(Database.layerCommandConfig)
-    )
+    const Commands = yield* Effect.promise(() => import("@payments-gaming/composition/Commands"))
+    return yield* Effect.flatMap(Effect.service(SealService), use).pipe(Effect.provide(Commands.Seals))
   })
 
 const HASH = /^[0-9a-fA-F]{64}$/

@@ -1,15 +1,15 @@
+import { CommandEnvironment } from "@payments-gaming/composition/CommandEnvironment"
 import {
   NotificationId,
   NotificationsService,
-  NotificationView,
   OutboxStatus,
   type RetryableStatus,
-  RetryResult
+  type RetryResult
 } from "@payments-gaming/domain/notifications"
 import { Console, Data, Effect, Option, Schema } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import * as Backend from "./Backend.ts"
-import { CommandEnvironment, UsageError } from "./Runtime.ts"
+import { UsageError } from "./Runtime.ts"
 import * as ServiceClient from "./ServiceClient.ts"
 import { printList } from "./TerminalText.ts"
 
@@ -23,19 +23,9 @@ const json = Flag.Boolean("json").pipe(Flag.withDefault(false), Flag.withDescrip
 /** The outbox's operator use cases on the database itself, loaded only when a command runs. */
 const onDatabase = <A, E>(use: (service: NotificationsService["Service"]) => Effect.Effect<A, E>) =>
   Effect.gen(function* () {
-    const [Layers, Database] = yield* Effect.promise(() =>
-      Promise.all([import("@payments-gaming/http/Layers"), import("@payments-gaming/adapters/postgres/Database")])
-    )
-    return yield* Effect.flatMap(Effect.service(NotificationsService), use).pipe(
-      Effect.provide(Layers.Notifications),
-      Effect.provide(Database.layerCommandConfig)
-    )
+    const Commands = yield* Effect.promise(() => import("@payments-gaming/composition/Commands"))
+    return yield* Effect.flatMap(Effect.service(NotificationsService), use).pipe(Effect.provide(Commands.Notifications))
   })
-
-const decodeAnswer =
-  <S extends Schema.Top>(schema: S) =>
-  (answer: ServiceClient.ServiceAnswer) =>
-    Schema.decodeUnknownEffect(schema)(ServiceClient.dataOf(answer)).pipe(Effect.orDie)
 
 interface ListQuery {
   readonly status: OutboxStatus | undefined
@@ -44,12 +34,15 @@ interface ListQuery {
 }
 
 const listThroughService = (baseUrl: string, query: ListQuery) =>
-  Effect.gen(function* () {
-    const search = new URLSearchParams({ limit: String(query.limit), offset: String(query.offset) })
-    if (query.status !== undefined) search.set("status", query.status)
-    const answer = yield* ServiceClient.call(baseUrl, { method: "GET", path: `/v1/admin/notifications?${search}` })
-    return yield* decodeAnswer(Schema.Array(NotificationView))(answer)
-  })
+  ServiceClient.call(baseUrl, (api) =>
+    api.notifications.list({
+      query: {
+        limit: query.limit,
+        offset: query.offset,
+        ...(query.status === undefined ? {} : { status: query.status })
+      }
+    })
+  ).pipe(Effect.map((answer) => answer.data))
 
 const list = Command.make(
   "list",
@@ -133,12 +126,10 @@ const retryDirectly = (which: RetryableStatus | ReadonlyArray<string>) =>
 const retryThroughService = (baseUrl: string, which: RetryableStatus | ReadonlyArray<string>) =>
   Effect.gen(function* () {
     if (typeof which === "string") {
-      const answer = yield* ServiceClient.call(baseUrl, {
-        method: "POST",
-        path: "/v1/admin/notifications/retry",
-        body: { status: which }
-      })
-      return { results: yield* decodeAnswer(Schema.Array(RetryResult))(answer), notFound: [] }
+      const answer = yield* ServiceClient.call(baseUrl, (api) =>
+        api.notifications.retryByStatus({ payload: { status: which } })
+      )
+      return { results: answer.data, notFound: [] }
     }
     const results: Array<RetryResult> = []
     const notFound: Array<string> = []
@@ -148,17 +139,14 @@ const retryThroughService = (baseUrl: string, which: RetryableStatus | ReadonlyA
         notFound.push(id)
         continue
       }
-      const answer = yield* ServiceClient.call(baseUrl, {
-        method: "POST",
-        path: `/v1/admin/notifications/${encodeURIComponent(id)}/retry`
-      }).pipe(
+      const answer = yield* ServiceClient.call(baseUrl, (api) => api.notifications.retry({ params: { id } })).pipe(
         Effect.map(Option.some),
         Effect.catchIf(
           (error) => error._tag === "ServiceCallFailed" && error.status === 404,
           () => Effect.succeedNone
         )
       )
-      if (Option.isSome(answer)) results.push(yield* decodeAnswer(RetryResult)(answer.value))
+      if (Option.isSome(answer)) results.push(answer.value.data)
       else notFound.push(id)
     }
     return { results, notFound } satisfies Retried

@@ -1,8 +1,9 @@
-import { PushMessage, PushResult, PushService } from "@payments-gaming/domain/push"
-import { Console, Effect, Layer, Schema } from "effect"
+import { CommandEnvironment } from "@payments-gaming/composition/CommandEnvironment"
+import { PushMessage, PushService } from "@payments-gaming/domain/push"
+import { Console, Effect, Schema } from "effect"
 import { Command, Flag } from "effect/cli"
 import * as Backend from "./Backend.ts"
-import { CommandEnvironment, UsageError } from "./Runtime.ts"
+import { UsageError } from "./Runtime.ts"
 import * as ServiceClient from "./ServiceClient.ts"
 import { printText } from "./TerminalText.ts"
 
@@ -10,20 +11,16 @@ import { printText } from "./TerminalText.ts"
 const sendDirectly = (message: PushMessage) =>
   Effect.gen(function* () {
     // Loaded only when the command runs: the SDKs and the database cost seconds to load.
-    const [Layers, Database] = yield* Effect.promise(() =>
-      Promise.all([import("@payments-gaming/http/Layers"), import("@payments-gaming/adapters/postgres/Database")])
-    )
+    const Commands = yield* Effect.promise(() => import("@payments-gaming/composition/Commands"))
     return yield* PushService.use((push) => push.send(message)).pipe(
       Effect.mapError((error) => new UsageError({ message: error.message })),
-      Effect.provide(Layers.Push.pipe(Layer.provide(Database.layerCommandConfig)))
+      Effect.provide(Commands.Push)
     )
   })
 
 /** The same push through the service that owns the embedded database (POST /v1/debug/push-direct). */
 const sendThroughService = (baseUrl: string, message: PushMessage) =>
-  ServiceClient.call(baseUrl, { method: "POST", path: "/v1/debug/push-direct", body: message, internalKey: true }).pipe(
-    Effect.flatMap((answer) => Schema.decodeUnknownEffect(PushResult)(answer.body).pipe(Effect.orDie))
-  )
+  ServiceClient.call(baseUrl, (api) => api.push.pushDirect({ payload: message }))
 
 const send = Command.make(
   "send",

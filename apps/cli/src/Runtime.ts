@@ -1,15 +1,4 @@
-import * as DevSecrets from "@payments-gaming/adapters/config/DevSecrets"
-import * as Logging from "@payments-gaming/adapters/observability/Logging"
-import { Data, Layer } from "effect"
-
-/**
- * What every command runs with: the server's configuration (environment, then the development
- * secrets file) and logs on stderr in the server's format, so stdout carries only the command's own
- * output; warnings and errors only, unless LOG_LEVEL asks for more.
- */
-export const CommandEnvironment = DevSecrets.layer.pipe(
-  Layer.provideMerge(Logging.layerConfig({ stderr: true, defaultLevel: "Warn" }))
-)
+import { Data } from "effect"
 
 /** A flag value that parses but makes no sense (exit code 2, like any other usage error). */
 export class UsageError extends Data.TaggedError("UsageError")<{ readonly message: string }> {}

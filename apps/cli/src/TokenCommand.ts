@@ -1,7 +1,8 @@
 import { jwtSettings } from "@payments-gaming/adapters/auth/JwtConfig"
+import { CommandEnvironment } from "@payments-gaming/composition/CommandEnvironment"
 import { Console, Duration, Effect, Option } from "effect"
 import { Command, Flag } from "effect/cli"
-import { CommandEnvironment, UsageError } from "./Runtime.ts"
+import { UsageError } from "./Runtime.ts"
 import { printText } from "./TerminalText.ts"
 
 const TTL = /^(\d+)\s*(s|m|h|d)$/

@@ -1,42 +1,29 @@
-import {
-  AccountNumber,
-  BankingService,
-  LinkVirtualAccountRequest,
-  VirtualAccountView
-} from "@payments-gaming/domain/banking"
-import { Console, Effect, Layer, Schema } from "effect"
+import { CommandEnvironment } from "@payments-gaming/composition/CommandEnvironment"
+import { AccountNumber, BankingService, LinkVirtualAccountRequest } from "@payments-gaming/domain/banking"
+import { Console, Effect } from "effect"
 import { Command, Flag } from "effect/cli"
 import * as Backend from "./Backend.ts"
 import { decodeFlag, decodeOptionalFlag } from "./FlagValue.ts"
-import { CommandEnvironment } from "./Runtime.ts"
 import * as ServiceClient from "./ServiceClient.ts"
 import { printText } from "./TerminalText.ts"
 
 const linkDirectly = (accountNumber: string, request: LinkVirtualAccountRequest) =>
   Effect.gen(function* () {
     // Loaded only when the command runs: --help and the other commands never pay for the database.
-    const [Layers, Database] = yield* Effect.promise(() =>
-      Promise.all([import("@payments-gaming/http/Layers"), import("@payments-gaming/adapters/postgres/Database")])
-    )
+    const Commands = yield* Effect.promise(() => import("@payments-gaming/composition/Commands"))
     return yield* BankingService.use((banking) => banking.linkVirtualAccount(accountNumber, request)).pipe(
-      Effect.provide(Layers.Banking.pipe(Layer.provide(Layers.Ledger))),
-      Effect.provide(Database.layerCommandConfig)
+      Effect.provide(Commands.Banking)
     )
   })
 
 /** The same link through the service that owns the embedded database (PUT /v1/admin/virtual-accounts). */
 const linkThroughService = (baseUrl: string, accountNumber: string, request: LinkVirtualAccountRequest) =>
-  Effect.gen(function* () {
-    const answer = yield* ServiceClient.call(baseUrl, {
-      method: "PUT",
-      path: `/v1/admin/virtual-accounts/${encodeURIComponent(accountNumber)}`,
-      body: request
-    })
-    const account = yield* Schema.decodeUnknownEffect(VirtualAccountView)(ServiceClient.dataOf(answer)).pipe(
-      Effect.orDie
-    )
-    return { created: answer.status === 201, account }
-  })
+  ServiceClient.call(baseUrl, (api) =>
+    api.bankingAdmin.linkVirtualAccount({ params: { accountNumber }, payload: request })
+  ).pipe(
+    // The envelope's status is the answer's: 201 for a new link, 200 for the same link again.
+    Effect.map((answer) => ({ created: answer.status === 201, account: answer.data }))
+  )
 
 const link = Command.make(
   "link",

@@ -1,18 +1,19 @@
+import { CommandEnvironment } from "@payments-gaming/composition/CommandEnvironment"
 import { UserId } from "@payments-gaming/domain/auth"
 import {
   Instant,
   StatementCursor,
   type StatementItem,
-  StatementPage,
+  type StatementPage,
   type StatementQuery,
   StatementService
 } from "@payments-gaming/domain/ledger"
 import { Unit } from "@payments-gaming/domain/money"
-import { Console, Effect, Layer, Option, Schema } from "effect"
+import { Console, Effect, Option } from "effect"
 import { Command, Flag } from "effect/cli"
 import * as Backend from "./Backend.ts"
 import { decodeFlag, decodeOptionalFlag } from "./FlagValue.ts"
-import { CommandEnvironment, UsageError } from "./Runtime.ts"
+import { UsageError } from "./Runtime.ts"
 import * as ServiceClient from "./ServiceClient.ts"
 import { field, printError, printText } from "./TerminalText.ts"
 
@@ -24,29 +25,26 @@ type Filters = Omit<StatementQuery, "after" | "limit">
 const pageDirectly = (userId: UserId, query: StatementQuery) =>
   Effect.gen(function* () {
     // Loaded only when the command runs: --help and the other commands never pay for the database.
-    const [Layers, Database] = yield* Effect.promise(() =>
-      Promise.all([import("@payments-gaming/http/Layers"), import("@payments-gaming/adapters/postgres/Database")])
-    )
+    const Commands = yield* Effect.promise(() => import("@payments-gaming/composition/Commands"))
     return yield* StatementService.use((statements) => statements.statement(userId, query)).pipe(
-      Effect.provide(Layers.Banking.pipe(Layer.provide(Layers.Ledger))),
-      Effect.provide(Database.layerCommandConfig)
+      Effect.provide(Commands.Banking)
     )
   })
 
 /** The same page through the service that owns the embedded database (GET /v1/admin/users/{u}/transactions). */
 const pageThroughService = (baseUrl: string, userId: UserId, query: StatementQuery) =>
-  Effect.gen(function* () {
-    const search = new URLSearchParams({ limit: String(query.limit) })
-    if (query.currency !== undefined) search.set("currency", query.currency)
-    if (query.from !== undefined) search.set("from", query.from.toISOString())
-    if (query.to !== undefined) search.set("to", query.to.toISOString())
-    if (query.after !== undefined) search.set("cursor", query.after)
-    const answer = yield* ServiceClient.call(baseUrl, {
-      method: "GET",
-      path: `/v1/admin/users/${encodeURIComponent(userId)}/transactions?${search}`
+  ServiceClient.call(baseUrl, (api) =>
+    api.bankingAdmin.userStatement({
+      params: { userId },
+      query: {
+        limit: query.limit,
+        ...(query.currency === undefined ? {} : { currency: query.currency }),
+        ...(query.from === undefined ? {} : { from: query.from }),
+        ...(query.to === undefined ? {} : { to: query.to }),
+        ...(query.after === undefined ? {} : { cursor: query.after })
+      }
     })
-    return yield* Schema.decodeUnknownEffect(StatementPage)(ServiceClient.dataOf(answer)).pipe(Effect.orDie)
-  })
+  ).pipe(Effect.map((answer) => answer.data))
 
 /**
  * Up to `max` entries (all when undefined) from `after` on, page by page, and where the next would

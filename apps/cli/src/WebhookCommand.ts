@@ -1,4 +1,6 @@
 import { sign as hmacHex, parseSecrets } from "@payments-gaming/adapters/signature/WebhookSignature"
+import { Header, WEBHOOK_PATH } from "@payments-gaming/api/Paths"
+import { CommandEnvironment } from "@payments-gaming/composition/CommandEnvironment"
 import {
   BankingService,
   EventKind,
@@ -7,18 +9,17 @@ import {
   Outcome,
   Reference,
   type ReplayableOutcome,
-  ReplayResult,
+  type ReplayResult,
   readWebhook,
   StoredId,
   WebhookEventPage,
   WebhookEventsService
 } from "@payments-gaming/domain/banking"
-import { Header, WEBHOOK_PATH } from "@payments-gaming/http/Paths"
-import { Config, Console, Data, Effect, FileSystem, Layer, Option, Result, Schema } from "effect"
+import { Config, Console, Data, Effect, FileSystem, Option, Result, Schema } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import * as Backend from "./Backend.ts"
 import { decodeOptionalFlag } from "./FlagValue.ts"
-import { CommandEnvironment, UsageError } from "./Runtime.ts"
+import { UsageError } from "./Runtime.ts"
 import * as ServiceClient from "./ServiceClient.ts"
 import { printList, printText } from "./TerminalText.ts"
 
@@ -237,13 +238,8 @@ interface Replayed {
 /** The database's banking use cases, loaded only when a command runs: --help never pays for them. */
 const onDatabase = <A, E, R>(use: Effect.Effect<A, E, R>) =>
   Effect.gen(function* () {
-    const [Layers, Database] = yield* Effect.promise(() =>
-      Promise.all([import("@payments-gaming/http/Layers"), import("@payments-gaming/adapters/postgres/Database")])
-    )
-    return yield* use.pipe(
-      Effect.provide(Layers.Banking.pipe(Layer.provide(Layers.Ledger))),
-      Effect.provide(Database.layerCommandConfig)
-    )
+    const Commands = yield* Effect.promise(() => import("@payments-gaming/composition/Commands"))
+    return yield* use.pipe(Effect.provide(Commands.Banking))
   })
 
 /** A status replays every event in it; ids replay those events, reporting the ids that name none. */
@@ -264,10 +260,6 @@ const replayDirectly = (which: ReplayableOutcome | ReadonlyArray<string>) =>
   )
 
 const isStoredId = Schema.is(StoredId)
-const decodeAnswer =
-  <S extends Schema.Top>(schema: S) =>
-  (answer: ServiceClient.ServiceAnswer) =>
-    Schema.decodeUnknownEffect(schema)(ServiceClient.dataOf(answer)).pipe(Effect.orDie)
 
 /**
  * The same replays through the service that owns the embedded database. An id that is not a UUID
@@ -276,12 +268,10 @@ const decodeAnswer =
 const replayThroughService = (baseUrl: string, which: ReplayableOutcome | ReadonlyArray<string>) =>
   Effect.gen(function* () {
     if (typeof which === "string") {
-      const answer = yield* ServiceClient.call(baseUrl, {
-        method: "POST",
-        path: "/v1/admin/webhook-events/replay",
-        body: { outcome: which }
-      })
-      return { results: yield* decodeAnswer(Schema.Array(ReplayResult))(answer), notFound: [] }
+      const answer = yield* ServiceClient.call(baseUrl, (api) =>
+        api.webhookEvents.replayByOutcome({ payload: { outcome: which } })
+      )
+      return { results: answer.data, notFound: [] }
     }
     const results: Array<ReplayResult> = []
     const notFound: Array<string> = []
@@ -290,17 +280,16 @@ const replayThroughService = (baseUrl: string, which: ReplayableOutcome | Readon
         notFound.push(eventId)
         continue
       }
-      const answer = yield* ServiceClient.call(baseUrl, {
-        method: "POST",
-        path: `/v1/admin/webhook-events/${encodeURIComponent(eventId)}/replay`
-      }).pipe(
+      const answer = yield* ServiceClient.call(baseUrl, (api) =>
+        api.webhookEvents.replay({ params: { id: eventId } })
+      ).pipe(
         Effect.map(Option.some),
         Effect.catchIf(
           (error) => error._tag === "ServiceCallFailed" && error.status === 404,
           () => Effect.succeedNone
         )
       )
-      if (Option.isSome(answer)) results.push(yield* decodeAnswer(ReplayResult)(answer.value))
+      if (Option.isSome(answer)) results.push(answer.value.data)
       else notFound.push(eventId)
     }
     return { results, notFound } satisfies Replayed
@@ -387,15 +376,17 @@ interface ListQuery {
 const listDirectly = (query: ListQuery) => onDatabase(WebhookEventsService.use((events) => events.list(query)))
 
 const listThroughService = (baseUrl: string, query: ListQuery) =>
-  Effect.gen(function* () {
-    const search = new URLSearchParams({ limit: String(query.limit) })
-    if (query.outcome !== undefined) search.set("status", query.outcome)
-    if (query.kind !== undefined) search.set("kind", query.kind)
-    if (query.reference !== undefined) search.set("reference", query.reference)
-    if (query.after !== undefined) search.set("cursor", Schema.encodeSync(ListingCursor)(query.after))
-    const answer = yield* ServiceClient.call(baseUrl, { method: "GET", path: `/v1/admin/webhook-events?${search}` })
-    return yield* decodeAnswer(WebhookEventPage)(answer)
-  })
+  ServiceClient.call(baseUrl, (api) =>
+    api.webhookEvents.list({
+      query: {
+        limit: query.limit,
+        ...(query.outcome === undefined ? {} : { status: query.outcome }),
+        ...(query.kind === undefined ? {} : { kind: query.kind }),
+        ...(query.reference === undefined ? {} : { reference: query.reference }),
+        ...(query.after === undefined ? {} : { cursor: query.after })
+      }
+    })
+  ).pipe(Effect.map((answer) => answer.data))
 
 const list = Command.make(
   "list",

@@ -1,7 +1,7 @@
 import { createServer as createNodeServer, type Server, STATUS_CODES } from "node:http"
 import type { Duplex } from "node:stream"
+import type { EnvelopeStyle } from "@payments-gaming/api/RoutePolicy"
 import { makeLocalFormatter } from "./ResponseTime.ts"
-import type { EnvelopeStyle } from "./RoutePolicy.ts"
 import type { RouteTable } from "./RouteTable.ts"
 import { routeTable } from "./ServiceRoutes.ts"
 

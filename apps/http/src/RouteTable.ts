@@ -1,6 +1,13 @@
+import {
+  EnvelopeStyle,
+  groupPolicyOf,
+  policyOf,
+  type RateLimitClass,
+  RateLimited,
+  Space
+} from "@payments-gaming/api/RoutePolicy"
 import * as FindMyWay from "effect/http/FindMyWay"
 import { HttpApi, type HttpApiGroup } from "effect/http-api"
-import { EnvelopeStyle, groupPolicyOf, policyOf, type RateLimitClass, RateLimited, Space } from "./RoutePolicy.ts"
 
 /**
  * The router's settings, shared by the service's router (Server.ts) and this table's matcher so

@@ -1,23 +1,17 @@
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
-import * as InternalKeyAdapter from "@payments-gaming/adapters/auth/InternalKey"
-import * as JwtVerifier from "@payments-gaming/adapters/auth/JwtVerifier"
-import * as DevSecrets from "@payments-gaming/adapters/config/DevSecrets"
-import * as Logging from "@payments-gaming/adapters/observability/Logging"
-import * as Tracing from "@payments-gaming/adapters/observability/Tracing"
-import * as Database from "@payments-gaming/adapters/postgres/Database"
-import * as DatabaseHealth from "@payments-gaming/adapters/postgres/DatabaseHealth"
-import * as WebhookSignature from "@payments-gaming/adapters/signature/WebhookSignature"
+import { Api } from "@payments-gaming/api/Api"
+import { MAX_BODY } from "@payments-gaming/api/middleware/BodyGuard"
+import { METRICS_PATH, OPENAPI_PATH } from "@payments-gaming/api/Paths"
+import * as Serving from "@payments-gaming/composition/Serving"
 import { Config, ConfigProvider, Effect, Layer } from "effect"
 import { HttpRouter, HttpServerRequest } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { PrometheusMetrics } from "effect/observability"
-import { Api } from "./Api.ts"
 import { BankingAdminHandlers, WalletHandlers } from "./banking/WalletHandlers.ts"
 import { WebhookEventsHandlers } from "./banking/WebhookEventsHandlers.ts"
 import { WebhookHandlers } from "./banking/WebhookHandlers.ts"
 import { CardsHandlers } from "./cards/CardsHandlers.ts"
 import { DevicesHandlers } from "./devices/DevicesHandlers.ts"
-import * as Layers from "./Layers.ts"
 import { LedgerSealsHandlers } from "./ledger/LedgerSealsHandlers.ts"
 import * as Authentication from "./middleware/Authentication.ts"
 import * as BodyGuard from "./middleware/BodyGuard.ts"
@@ -28,7 +22,6 @@ import * as ResponseMiddleware from "./middleware/ResponseMiddleware.ts"
 import * as SchemaErrors from "./middleware/SchemaErrors.ts"
 import { createServer } from "./NodeServer.ts"
 import { NotificationsHandlers } from "./notifications/NotificationsHandlers.ts"
-import { METRICS_PATH, OPENAPI_PATH } from "./Paths.ts"
 import { PushHandlers } from "./push/PushHandlers.ts"
 import * as Ready from "./Ready.ts"
 import * as ResponseTime from "./ResponseTime.ts"
@@ -64,22 +57,10 @@ export const Routes = Layer.mergeAll(
   PrometheusMetrics.layerHttp({ path: METRICS_PATH }),
   // Their policies (envelope, rate-limit class, metric label) come from ServiceRoutes' table.
   ResponseMiddleware.layer(routeTable)
-).pipe(Layer.provide(Layer.succeed(HttpServerRequest.MaxBodySize, BodyGuard.MAX_BODY)))
+).pipe(Layer.provide(Layer.succeed(HttpServerRequest.MaxBodySize, MAX_BODY)))
 
-/**
- * What the routes need: the callers' authentication (JWT, internal key, webhook signatures from
- * WEBHOOK_SECRETS), the HTTP settings, the database's health, and the use cases without their
- * ports (Layers.ServedUseCases).
- */
-export const Adapters = Layer.mergeAll(
-  JwtVerifier.layerConfig,
-  InternalKeyAdapter.layerConfig,
-  WebhookSignature.layerConfig,
-  ResponseTime.layerConfig,
-  RateLimit.layerConfig,
-  DatabaseHealth.layer,
-  Layers.ServedUseCases
-)
+/** The app's own services: the response timestamps (APP_TIMEZONE) and the rate limits (RATE_LIMIT_*). */
+const AppSettings = Layer.mergeAll(ResponseTime.layerConfig, RateLimit.layerConfig)
 
 const listen = Layer.unwrap(
   Effect.gen(function* () {
@@ -104,16 +85,12 @@ const listen = Layer.unwrap(
 )
 
 /**
- * Traces when OTEL_EXPORTER_OTLP_ENDPOINT is set (observability/Tracing.ts); otherwise spans off:
- * the service exports none, yet with tracing on every request built spans nobody read (the
- * server's span of the request, one per SQL statement with its text, one per transaction) and
- * changed the request's context for each. Off, they are no-ops: 7 % more GETs per second at 7 %
- * less CPU each (issue 16).
+ * The HTTP application on whatever server, database and configuration it is given, served with the
+ * composition root's ports (Serving.Ports: authentication, the use cases, tracing).
  */
-/** The HTTP application on whatever server, database and configuration it is given. */
 export const HttpApp = HttpRouter.serve(Routes, { disableLogger: true, routerConfig: ROUTER_CONFIG }).pipe(
-  Layer.provide(Adapters),
-  Layer.provide(Tracing.layerConfig)
+  Layer.provide(AppSettings),
+  Layer.provide(Serving.Ports)
 )
 
 /**
@@ -125,7 +102,5 @@ export const ServiceLive = Ready.layer.pipe(
   // Built after the app, so the ready line is the last line of a start.
   Layer.provide(HttpApp),
   Layer.provide(listen),
-  Layer.provide(Database.layerConfig),
-  // Secrets are resolved (and announced) with the service's logger, so production start-up logs stay JSON.
-  Layer.provide(DevSecrets.layer.pipe(Layer.provideMerge(Logging.layerConfig())))
+  Layer.provide(Serving.Platform)
 )

@@ -1,5 +1,5 @@
-import { Api } from "./Api.ts"
-import { DOCS_PATH, METRICS_PATH, OPENAPI_PATH } from "./Paths.ts"
+import { Api } from "@payments-gaming/api/Api"
+import { DOCS_PATH, METRICS_PATH, OPENAPI_PATH } from "@payments-gaming/api/Paths"
 import * as RouteTable from "./RouteTable.ts"
 
 /**

@@ -1,2 +1,2 @@
-export { Api } from "./Api.ts"
+export { Api } from "@payments-gaming/api/Api"
 export { HttpApp, Routes, ServiceLive } from "./Server.ts"

@@ -1,13 +1,13 @@
+import { Api } from "@payments-gaming/api/Api"
+import { badRequest, conflict } from "@payments-gaming/api/ApiErrors"
+import { CurrentUser } from "@payments-gaming/api/middleware/CurrentUser"
 import type { UserId } from "@payments-gaming/domain/auth"
 import { BankingService } from "@payments-gaming/domain/banking"
 import { StatementService } from "@payments-gaming/domain/ledger"
 import type { Unit } from "@payments-gaming/domain/money"
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
-import { Api } from "../Api.ts"
-import { badRequest, conflict } from "../ApiErrors.ts"
-import { ok, respond } from "../Envelope.ts"
-import { CurrentUser } from "../middleware/CurrentUser.ts"
+import { ok, respond } from "../Respond.ts"
 
 const conflictError = (error: { readonly message: string }) => Effect.fail(conflict(error.message))
 

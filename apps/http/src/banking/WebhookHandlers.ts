@@ -1,8 +1,8 @@
+import { Api } from "@payments-gaming/api/Api"
+import { badRequest, unauthorized } from "@payments-gaming/api/ApiErrors"
 import { BankingService, WebhookVerifier } from "@payments-gaming/domain/banking"
 import { Clock, Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
-import { Api } from "../Api.ts"
-import { badRequest, unauthorized } from "../ApiErrors.ts"
 
 const SIGNATURE_HEADER = "x-provider-signature"
 

@@ -1,11 +1,11 @@
+import { Api } from "@payments-gaming/api/Api"
+import { badRequest, conflict, notFound } from "@payments-gaming/api/ApiErrors"
+import { CurrentUser } from "@payments-gaming/api/middleware/CurrentUser"
+import { pageOf } from "@payments-gaming/api/Paging"
 import { CardsService } from "@payments-gaming/domain/cards"
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
-import { Api } from "../Api.ts"
-import { badRequest, conflict, notFound } from "../ApiErrors.ts"
-import { ok } from "../Envelope.ts"
-import { CurrentUser } from "../middleware/CurrentUser.ts"
-import { pageOf } from "../Paging.ts"
+import { ok } from "../Respond.ts"
 
 const conflictError = (error: { readonly message: string }) => Effect.fail(conflict(error.message))
 

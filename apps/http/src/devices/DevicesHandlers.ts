@@ -1,10 +1,10 @@
+import { Api } from "@payments-gaming/api/Api"
+import { conflict, notFound } from "@payments-gaming/api/ApiErrors"
+import { CurrentUser } from "@payments-gaming/api/middleware/CurrentUser"
 import { Devices, DeviceView, registrationOf } from "@payments-gaming/domain/devices"
 import { Effect, Schema } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
-import { Api } from "../Api.ts"
-import { conflict, notFound } from "../ApiErrors.ts"
-import { ok, respond } from "../Envelope.ts"
-import { CurrentUser } from "../middleware/CurrentUser.ts"
+import { ok, respond } from "../Respond.ts"
 
 // `respond` writes the body as it is given, so the view is encoded first (`createdAt` as text).
 const encodeView = Schema.encodeSync(DeviceView)

@@ -1,9 +1,9 @@
+import { Api } from "@payments-gaming/api/Api"
+import { notFound } from "@payments-gaming/api/ApiErrors"
 import { SealService } from "@payments-gaming/domain/ledger"
 import { Effect, Option } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
-import { Api } from "../Api.ts"
-import { notFound } from "../ApiErrors.ts"
-import { ok } from "../Envelope.ts"
+import { ok } from "../Respond.ts"
 
 const DEFAULT_LIMIT = 50
 

@@ -1,32 +1,11 @@
 import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
+import { unauthorized } from "@payments-gaming/api/ApiErrors"
+import { Authentication } from "@payments-gaming/api/middleware/Authentication"
+import { CurrentUser } from "@payments-gaming/api/middleware/CurrentUser"
 import { TokenVerifier } from "@payments-gaming/domain/auth"
 import { Context, Effect, Layer, Redacted } from "effect"
 import { HttpServerRequest } from "effect/http"
-import { HttpApiMiddleware, HttpApiSecurity, OpenApi } from "effect/http-api"
-import { Unauthorized, unauthorized } from "../ApiErrors.ts"
-import { CurrentUser } from "./CurrentUser.ts"
 import { RateLimit } from "./RateLimit.ts"
-
-/**
- * The bearer scheme as OpenAPI documents it: `bearer` in lower case, as API tools compare it (Scalar
- * offered Username/Password for Effect's default `Bearer`), with `bearerFormat: JWT`. The header is
- * read case-insensitively whatever the spelling here (RFC 9110 §11.1).
- */
-const bearerJwt = HttpApiSecurity.http({ scheme: "bearer" }).pipe(
-  HttpApiSecurity.annotateMerge(
-    OpenApi.annotations({
-      format: "JWT",
-      description:
-        "A JWT: HS256 signed with AUTH_JWT_SECRET (`npm run cli -- token mint --sub <user> [--role admin]`), or verified against AUTH_JWKS_URL."
-    })
-  )
-)
-
-/** Bearer JWT authentication (CONTRACT §2): provides the CurrentUser to the endpoints it guards. */
-export class Authentication extends HttpApiMiddleware.Service<Authentication, { provides: CurrentUser }>()(
-  "@payments-gaming/http/Authentication",
-  { security: { bearer: bearerJwt }, error: Unauthorized }
-) {}
 
 /**
  * How many Authorization fields the request carried. Node keeps only the first in `headers`; a

@@ -1,11 +1,8 @@
-import { ByteSize, Effect, Layer } from "effect"
+import { badRequest } from "@payments-gaming/api/ApiErrors"
+import { BodyGuard } from "@payments-gaming/api/middleware/BodyGuard"
+import { policyOf, ReadsRawBody } from "@payments-gaming/api/RoutePolicy"
+import { Effect, Layer } from "effect"
 import { HttpMethod, HttpServerRequest } from "effect/http"
-import { HttpApiMiddleware } from "effect/http-api"
-import { BadRequest, badRequest } from "../ApiErrors.ts"
-import { policyOf, ReadsRawBody } from "../RoutePolicy.ts"
-
-/** The largest request body the service reads (CONTRACT §2: 413 beyond it). */
-export const MAX_BODY = ByteSize.kibibytes(256)
 
 const fatalUtf8 = new TextDecoder("utf-8", { fatal: true })
 // A NUL, raw or as the JSON escape \u0000 (any case; not when its backslash is itself escaped, as in
@@ -45,10 +42,6 @@ const wellFormedJson = (text: string): boolean => {
  * endpoint annotated `ReadsRawBody` (the webhook, whose signature must be checked over the exact
  * bytes first) applies the same rules itself, dead-lettering what it refuses.
  */
-export class BodyGuard extends HttpApiMiddleware.Service<BodyGuard>()("@payments-gaming/http/BodyGuard", {
-  error: BadRequest
-}) {}
-
 export const layer = Layer.succeed(BodyGuard, (effect, route) => {
   // Decided once per route, when HttpApiBuilder builds it.
   if (route.endpoint.payload.size === 0 || policyOf(route, ReadsRawBody)) return effect

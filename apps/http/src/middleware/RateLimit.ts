@@ -1,9 +1,9 @@
 import * as RateLimitStore from "@payments-gaming/adapters/ratelimit/RateLimitStore"
+import type { RateLimitClass } from "@payments-gaming/api/RoutePolicy"
 import { Clock, Config, ConfigProvider, Context, Duration, Effect, identity, Layer, Option, Result } from "effect"
 import { HttpMiddleware, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { IpNetwork, NetAddress } from "effect/net"
 import { RateLimiter } from "effect/persistence"
-import type { RateLimitClass } from "../RoutePolicy.ts"
 
 type Response = HttpServerResponse.HttpServerResponse
 

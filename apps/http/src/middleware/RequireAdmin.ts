@@ -1,13 +1,7 @@
+import { forbidden } from "@payments-gaming/api/ApiErrors"
+import { CurrentUser } from "@payments-gaming/api/middleware/CurrentUser"
+import { RequireAdmin } from "@payments-gaming/api/middleware/RequireAdmin"
 import { Effect, Layer } from "effect"
-import { HttpApiMiddleware } from "effect/http-api"
-import { Forbidden, forbidden } from "../ApiErrors.ts"
-import { CurrentUser } from "./CurrentUser.ts"
-
-/** Lets through only callers whose token carries the `admin` role. Runs after Authentication. */
-export class RequireAdmin extends HttpApiMiddleware.Service<RequireAdmin, { requires: CurrentUser }>()(
-  "@payments-gaming/http/RequireAdmin",
-  { error: Forbidden }
-) {}
 
 export const layer = Layer.succeed(RequireAdmin, (effect) =>
   Effect.gen(function* () {

@@ -1,10 +1,10 @@
 import { randomUUID } from "node:crypto"
 import { databaseUnavailableIn } from "@payments-gaming/adapters/postgres/DatabaseUnavailable"
+import { Header } from "@payments-gaming/api/Paths"
+import type { EnvelopeStyle } from "@payments-gaming/api/RoutePolicy"
 import { Cause, Clock, Context, Duration, Effect, LogLevel, Metric, References, type Types } from "effect"
 import { Headers, HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse } from "effect/http"
-import { Header } from "../Paths.ts"
 import { ResponseTime } from "../ResponseTime.ts"
-import type { EnvelopeStyle } from "../RoutePolicy.ts"
 import type { RouteTable } from "../RouteTable.ts"
 import { RateLimit } from "./RateLimit.ts"
 

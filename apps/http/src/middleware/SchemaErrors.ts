@@ -1,12 +1,8 @@
+import { badRequest } from "@payments-gaming/api/ApiErrors"
+import type { FieldIssue } from "@payments-gaming/api/Envelope"
+import { SchemaErrors } from "@payments-gaming/api/middleware/SchemaErrors"
 import { Effect, SchemaIssue } from "effect"
 import { HttpApiMiddleware } from "effect/http-api"
-import { BadRequest, badRequest } from "../ApiErrors.ts"
-import type { FieldIssue } from "../Envelope.ts"
-
-/** Turns decode failures (path, query, headers, body) into a 400 envelope listing every issue. */
-export class SchemaErrors extends HttpApiMiddleware.Service<SchemaErrors>()("@payments-gaming/http/SchemaErrors", {
-  error: BadRequest
-}) {}
 
 const formatter = SchemaIssue.makeFormatterStandardSchemaV1()
 

@@ -1,10 +1,10 @@
+import { Api } from "@payments-gaming/api/Api"
+import { notFound } from "@payments-gaming/api/ApiErrors"
+import { pageOf } from "@payments-gaming/api/Paging"
 import { NotificationsService } from "@payments-gaming/domain/notifications"
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
-import { Api } from "../Api.ts"
-import { notFound } from "../ApiErrors.ts"
-import { ok } from "../Envelope.ts"
-import { pageOf } from "../Paging.ts"
+import { ok } from "../Respond.ts"
 
 export const NotificationsHandlers = HttpApiBuilder.group(Api, "notifications", (handlers) =>
   Effect.gen(function* () {

@@ -1,8 +1,8 @@
+import { Api } from "@payments-gaming/api/Api"
+import { badRequest } from "@payments-gaming/api/ApiErrors"
 import { PushService } from "@payments-gaming/domain/push"
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
-import { Api } from "../Api.ts"
-import { badRequest } from "../ApiErrors.ts"
 
 export const PushHandlers = HttpApiBuilder.group(Api, "push", (handlers) =>
   Effect.gen(function* () {

@@ -1,11 +1,11 @@
 import { createHash } from "node:crypto"
 import { promisify } from "node:util"
 import { brotliCompress, constants, gzip } from "node:zlib"
+import { Api } from "@payments-gaming/api/Api"
+import { DOCS_PATH } from "@payments-gaming/api/Paths"
 import { Effect, Scope } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiScalar } from "effect/http-api"
-import { Api } from "../Api.ts"
-import { DOCS_PATH } from "../Paths.ts"
 
 const brotli = promisify(brotliCompress)
 const gzipped = promisify(gzip)

@@ -1,9 +1,9 @@
 import { DatabaseHealth } from "@payments-gaming/adapters/postgres/DatabaseHealth"
+import { Api } from "@payments-gaming/api/Api"
+import { serviceUnavailable } from "@payments-gaming/api/ApiErrors"
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
-import { Api } from "../Api.ts"
-import { serviceUnavailable } from "../ApiErrors.ts"
-import { ok } from "../Envelope.ts"
+import { ok } from "../Respond.ts"
 
 export const SystemHandlers = HttpApiBuilder.group(Api, "system", (handlers) =>
   Effect.gen(function* () {

@@ -1,10 +1,10 @@
+import { Api } from "@payments-gaming/api/Api"
+import { conflict, notFound } from "@payments-gaming/api/ApiErrors"
+import { pageOf } from "@payments-gaming/api/Paging"
 import { TriviaService } from "@payments-gaming/domain/trivia"
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
-import { Api } from "../Api.ts"
-import { conflict, notFound } from "../ApiErrors.ts"
-import { okLocal } from "../Envelope.ts"
-import { pageOf } from "../Paging.ts"
+import { okLocal } from "../Respond.ts"
 
 const notFoundError = (error: { readonly message: string }) => Effect.fail(notFound(error.message))
 const conflictError = (error: { readonly message: string }) => Effect.fail(conflict(error.message))

@@ -1,13 +1,13 @@
+import { Api } from "@payments-gaming/api/Api"
+import { conflict, notFound } from "@payments-gaming/api/ApiErrors"
+import { CurrentUser } from "@payments-gaming/api/middleware/CurrentUser"
+import { pageOf } from "@payments-gaming/api/Paging"
+import { SpinData, WheelData } from "@payments-gaming/api/wheel/WheelApi"
 import { SpinAndWinService, type WheelView } from "@payments-gaming/domain/wheel"
 import { Effect, Schema } from "effect"
 import { HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
-import { Api } from "../Api.ts"
-import { conflict, notFound } from "../ApiErrors.ts"
-import { ok } from "../Envelope.ts"
-import { CurrentUser } from "../middleware/CurrentUser.ts"
-import { pageOf } from "../Paging.ts"
-import { SpinData, WheelData } from "./WheelApi.ts"
+import { ok } from "../Respond.ts"
 
 /**
  * A refusal the player can act on (spin again next round, or now: a spin whose round closed before

@@ -3,6 +3,7 @@ import { runMigrations } from "@payments-gaming/adapters/postgres/Migrations"
 import * as PostgresClient from "@payments-gaming/adapters/postgres/PostgresClient"
 import { TestDatabase as BankingDatabase, freshDatabaseUrl } from "@payments-gaming/adapters/test/support/TestDatabase"
 import { TEST_SECRETS } from "@payments-gaming/adapters/test/support/TestSecrets"
+import * as Layers from "@payments-gaming/composition/Layers"
 import { BankingService } from "@payments-gaming/domain/banking"
 import { Ledger } from "@payments-gaming/domain/ledger"
 import {
@@ -13,7 +14,6 @@ import {
   receive
 } from "@payments-gaming/domain/test/support/bankingContract"
 import { bytes, credit, unique } from "@payments-gaming/domain/test/support/fixtures"
-import * as Layers from "@payments-gaming/http/Layers"
 import { ConfigProvider, type Context, Effect, Layer, Redacted } from "effect"
 import * as Reactivity from "effect/reactivity/Reactivity"
 import { SqlClient } from "effect/sql"

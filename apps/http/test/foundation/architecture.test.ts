@@ -25,7 +25,7 @@ const importsOf = (file: string) =>
   ].map((match) => match[1] as string)
 
 /** Where every use case is wired (apps/http/src/Layers.ts): the one module of the HTTP app the CLI may import. */
-const COMPOSITION_ROOT = "@payments-gaming/http/Layers"
+const COMPOSITION_ROOT = "@payments-gaming/composition/Layers"
 /** The contract's paths and header names, which the CLI sends requests with. */
 const PATHS = "@payments-gaming/http/Paths"
 

@@ -1,7 +1,7 @@
 import { connect } from "node:net"
 import { assert, describe } from "@effect/vitest"
+import { WEBHOOK_PATH } from "@payments-gaming/api/Paths"
 import { credit, unique } from "@payments-gaming/domain/test/support/fixtures"
-import { WEBHOOK_PATH } from "@payments-gaming/http/Paths"
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
 import * as Jose from "jose"

@@ -1,4 +1,4 @@
-import { WEBHOOK_PATH } from "@payments-gaming/http/Paths"
+import { WEBHOOK_PATH } from "@payments-gaming/api/Paths"
 import fc from "fast-check"
 import type { Credentials } from "./Credentials.ts"
 import { type parseResponse, trickle } from "./RawSocket.ts"

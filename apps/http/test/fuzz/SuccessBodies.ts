@@ -1,3 +1,5 @@
+import { Envelope, ReducedEnvelope } from "@payments-gaming/api/Envelope"
+import { SpinData, WheelData } from "@payments-gaming/api/wheel/WheelApi"
 import {
   DeadLetterPage,
   ReplayResult,
@@ -15,8 +17,6 @@ import { PushResult } from "@payments-gaming/domain/push"
 import { Challenge } from "@payments-gaming/domain/trivia"
 import { ClientSeedState, RoundAudit } from "@payments-gaming/domain/wheel"
 import { Schema } from "effect"
-import { Envelope, ReducedEnvelope } from "../../src/Envelope.ts"
-import { SpinData, WheelData } from "../../src/wheel/WheelApi.ts"
 import { routedPath } from "./Timestamps.ts"
 
 const strict = { onExcessProperty: "error" } as const

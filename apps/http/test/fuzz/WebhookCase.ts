@@ -1,6 +1,6 @@
+import { WEBHOOK_PATH } from "@payments-gaming/api/Paths"
 import { CreditPayload, IgnoredPayload, TransferPayload } from "@payments-gaming/domain/banking"
 import { example } from "@payments-gaming/domain/test/support/fixtures"
-import { WEBHOOK_PATH } from "@payments-gaming/http/Paths"
 import fc from "fast-check"
 import { signWebhook, TEST_ENV } from "../support/TestServer.ts"
 import { type BodyCase, bodyCase } from "./BodyCase.ts"
@@ -8,7 +8,7 @@ import type { FuzzRequest } from "./FuzzRequest.ts"
 import { contentType, junkHeaderValue, withinBudget } from "./HeaderCase.ts"
 import { schemaSamples } from "./schemaSamples.ts"
 
-export { WEBHOOK_PATH } from "@payments-gaming/http/Paths"
+export { WEBHOOK_PATH } from "@payments-gaming/api/Paths"
 
 const secrets = TEST_ENV.WEBHOOK_SECRETS.split(",")
 

@@ -1,5 +1,5 @@
+import { WEBHOOK_PATH } from "@payments-gaming/api/Paths"
 import { credit } from "@payments-gaming/domain/test/support/fixtures"
-import { WEBHOOK_PATH } from "@payments-gaming/http/Paths"
 import { signWebhook } from "../support/TestServer.ts"
 import type { Credentials } from "./Credentials.ts"
 import { cardBody, challengeBody, type Fixtures } from "./Endpoints.ts"

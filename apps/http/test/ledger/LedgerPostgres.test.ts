@@ -1,10 +1,10 @@
 import { assert, describe, layer } from "@effect/vitest"
 import { TestDatabase as BankingDatabase } from "@payments-gaming/adapters/test/support/TestDatabase"
+import * as Layers from "@payments-gaming/composition/Layers"
 import type { UserId } from "@payments-gaming/domain/auth"
 import { Account, Ledger, LedgerKeys, LedgerTransaction, Movements } from "@payments-gaming/domain/ledger"
 import { Money } from "@payments-gaming/domain/money"
 import { deposit, freshUser, ledgerContract } from "@payments-gaming/domain/test/support/ledgerContract"
-import * as Layers from "@payments-gaming/http/Layers"
 import { BigDecimal, Effect, Exit, Layer, Option, Result } from "effect"
 import { SqlClient } from "effect/sql"
 

@@ -1,7 +1,7 @@
 import * as PushGatewaysLive from "@payments-gaming/adapters/push/PushGatewaysLive"
 import { FakeApnsServer } from "@payments-gaming/adapters/test/support/FakeApnsServer"
 import { FakeFcmServer } from "@payments-gaming/adapters/test/support/FakeFcmServer"
-import * as Layers from "@payments-gaming/http/Layers"
+import * as Layers from "@payments-gaming/composition/Layers"
 import { type Duration, Effect, Layer } from "effect"
 
 export const PROJECT_ID = "outbox-test"

@@ -1,9 +1,9 @@
 import { assert, describe, layer } from "@effect/vitest"
 import migration0005 from "@payments-gaming/adapters/postgres/migrations/0005_push_deliveries"
 import { TestDatabase } from "@payments-gaming/adapters/test/support/TestDatabase"
+import * as Layers from "@payments-gaming/composition/Layers"
 import { failure, type PushDeliveryAttempt, PushDeliveryLog, PushService } from "@payments-gaming/domain/push"
 import { PushTesting } from "@payments-gaming/domain/testing"
-import * as Layers from "@payments-gaming/http/Layers"
 import { DateTime, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 

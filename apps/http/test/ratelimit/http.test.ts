@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { WEBHOOK_PATH as WEBHOOK } from "@payments-gaming/http/Paths"
+import { WEBHOOK_PATH as WEBHOOK } from "@payments-gaming/api/Paths"
 import { Effect } from "effect"
 import { startOwnServer, tokenFor } from "../support/TestServer.ts"
 import { ENVELOPE_KEYS, limitedServer, REDUCED_KEYS, retryAfterSeconds, statuses } from "./RateLimitChecks.ts"

@@ -1,9 +1,9 @@
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import { assert, describe } from "@effect/vitest"
+import { Api } from "@payments-gaming/api/Api"
 import { Effect, type Schema } from "effect"
 import { HttpApi } from "effect/http-api"
-import { Api } from "../../src/Api.ts"
 import { schemaSamples } from "../fuzz/schemaSamples.ts"
 import { request, TEST_ENV, type TestResponse, tokenFor, withTestServer } from "../support/TestServer.ts"
 

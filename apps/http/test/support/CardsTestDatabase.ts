@@ -1,5 +1,5 @@
 import { TestDatabase } from "@payments-gaming/adapters/test/support/TestDatabase"
-import * as Layers from "@payments-gaming/http/Layers"
+import * as Layers from "@payments-gaming/composition/Layers"
 import { ConfigProvider, Layer, Redacted } from "effect"
 
 export const CardsDatabase = TestDatabase

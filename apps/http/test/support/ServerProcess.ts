@@ -1,12 +1,12 @@
 import { request } from "node:http"
 import { signWebhook, TEST_SECRETS, tokenFor } from "@payments-gaming/adapters/test/support/TestSecrets"
-import { WEBHOOK_PATH as WEBHOOK } from "@payments-gaming/http/Paths"
+import { WEBHOOK_PATH as WEBHOOK } from "@payments-gaming/api/Paths"
 import { Effect } from "effect"
 import { freePort, pollUntil } from "./Http.ts"
 import { SERVER, spawnNode } from "./NodeProcess.ts"
 
 export { signWebhook, tokenFor } from "@payments-gaming/adapters/test/support/TestSecrets"
-export { WEBHOOK_PATH as WEBHOOK } from "@payments-gaming/http/Paths"
+export { WEBHOOK_PATH as WEBHOOK } from "@payments-gaming/api/Paths"
 
 /** The environment of every process of these tests (the suite's secrets), so the server, the CLI and the test agree. */
 export const SECRETS = { ...TEST_SECRETS, LOG_LEVEL: "warn" }

@@ -1,7 +1,7 @@
 import * as SpinRepositoryPg from "@payments-gaming/adapters/postgres/SpinRepository"
 import { TestDatabase } from "@payments-gaming/adapters/test/support/TestDatabase"
+import * as Layers from "@payments-gaming/composition/Layers"
 import { SpinRepository, type WheelRandom } from "@payments-gaming/domain/wheel"
-import * as Layers from "@payments-gaming/http/Layers"
 import { Clock, ConfigProvider, Effect, Layer } from "effect"
 
 /** A fresh database with every migration, the ledger (0002) and the wheel (0006) among them. */

@@ -29,7 +29,7 @@ export const policyOf = <S>(route: Route, key: Policy<S>): S =>
  * signature covers the exact bytes, so nothing may refuse or reinterpret them before it is checked).
  * Such a route is left alone by the body guard.
  */
-export const ReadsRawBody = policy<boolean>("@payments-gaming/http/RoutePolicy/ReadsRawBody", () => false)
+export const ReadsRawBody = policy<boolean>("@payments-gaming/api/RoutePolicy/ReadsRawBody", () => false)
 
 /**
  * The envelope a route answers in (CONTRACT §2): `epoch` timestamps, `local` date-times (trivia), or
@@ -37,20 +37,20 @@ export const ReadsRawBody = policy<boolean>("@payments-gaming/http/RoutePolicy/R
  * for the error answers it writes, and by the Node server for its parser errors (RouteTable.ts).
  */
 export type EnvelopeStyle = "epoch" | "local" | "reduced"
-export const EnvelopeStyle = policy<EnvelopeStyle>("@payments-gaming/http/RoutePolicy/EnvelopeStyle", () => "epoch")
+export const EnvelopeStyle = policy<EnvelopeStyle>("@payments-gaming/api/RoutePolicy/EnvelopeStyle", () => "epoch")
 
 /**
  * Whether the per-address rate limit counts a route: `client` traffic does; `operational` routes
  * (probes, metrics, the API's reference) do not, so they keep answering while a client is throttled.
  */
 export type RateLimitClass = "client" | "operational"
-export const RateLimited = policy<RateLimitClass>("@payments-gaming/http/RoutePolicy/RateLimited", () => "client")
+export const RateLimited = policy<RateLimitClass>("@payments-gaming/api/RoutePolicy/RateLimited", () => "client")
 
 /**
  * The path prefix a group answers for, unknown paths included: a request under it that matches no
  * route (the router's 404, a parser error) gets the group's envelope all the same. Set on a group.
  */
-export const Space = policy<string | undefined>("@payments-gaming/http/RoutePolicy/Space", () => undefined)
+export const Space = policy<string | undefined>("@payments-gaming/api/RoutePolicy/Space", () => undefined)
 
 /** The value of `key` set on `group`, else the default (for what only a group declares, such as `Space`). */
 export const groupPolicyOf = <S>(group: HttpApiGroup.Top, key: Policy<S>): S => Context.get(group.annotations, key)

@@ -1,9 +1,6 @@
-// The composition root: every use case of the service on the adapters behind its ports, said once.
-// The server (Server.ts), the CLI (loaded lazily, as @payments-gaming/http/Layers) and the tests
-// all take their use cases from here. Adapters implement one port each and compose nothing; this
-// module names each port's adapter itself, so the list of a use case's ports lives only here.
-// It imports no other module of the HTTP app (test/foundation/architecture.test.ts): the CLI loads
-// it without loading the server.
+// The use cases of the service on the adapters behind their ports, said once: each port's adapter
+// is named here and nowhere else (adapters implement one port each and compose nothing). Serving.ts
+// and Commands.ts finish this graph for the HTTP app and for the CLI; tests take use cases from here.
 
 import * as NodeCrypto from "@effect/platform-node/NodeCrypto"
 import * as CreditCardTypeBrandDetector from "@payments-gaming/adapters/cards/CreditCardTypeBrandDetector"
