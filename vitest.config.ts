@@ -7,11 +7,14 @@ export default defineConfig({
   ssr: { resolve: { conditions: ["payments-gaming-source"], externalConditions: ["payments-gaming-source"] } },
   test: {
     include: [
-      // Every test lives in the package it tests (packages/domain/src holds none: see architecture.test.ts).
+      // Unit and adapter tests live in the package they test (packages/domain/src holds none); the
+      // suites that cross packages (HTTP and CLI end to end, the architecture rule, fuzz, faults) in
+      // test/ (test/architecture/architecture.test.ts).
       "packages/*/test/**/*.test.ts",
-      "apps/*/test/**/*.test.ts"
+      "apps/*/test/**/*.test.ts",
+      "test/**/*.test.ts"
     ],
-    globalSetup: ["packages/adapters/test/support/globalSetup.ts", "apps/http/test/support/bundleSetup.ts"],
+    globalSetup: ["packages/adapters/test/support/globalSetup.ts", "test/support/bundleSetup.ts"],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     reporters: ["default"],
