@@ -2,14 +2,11 @@ import { createServer as createNodeServer, type Server, STATUS_CODES } from "nod
 import type { Duplex } from "node:stream"
 import type { EnvelopeStyle } from "@payments-gaming/api/RoutePolicy"
 import { makeLocalFormatter } from "./ResponseTime.ts"
-import type { RouteTable } from "./RouteTable.ts"
-import { routeTable } from "./ServiceRoutes.ts"
+import { envelopeOfUnrouted } from "./ServiceRoutes.ts"
 
 export interface ServerOptions {
   /** Local date-times of the trivia routes' envelope (`APP_TIMEZONE`); UTC when not given. */
   readonly formatLocal?: ((epochMillis: number) => string) | undefined
-  /** Whose envelope a refused request gets; the service's routes when not given. */
-  readonly routes?: RouteTable | undefined
 }
 
 // "METHOD /path HTTP/1.1" at the start of the bytes the parser refused.
@@ -66,11 +63,10 @@ const CLIENT_ERRORS: Record<string, readonly [number, string]> = {
 /**
  * A node:http server whose own parser errors (a header block over 16 KiB, a timed-out header or
  * body, an unknown method, a malformed request line or header) are answered with the CONTRACT §2
- * envelope too, in the route's style when the path is known, instead of Node's bare 400/408/431.
+ * envelope too, in its group's style when the path is known, instead of Node's bare 400/408/431.
  */
 export const createServer = (options: ServerOptions = {}): Server => {
   const formatLocal = options.formatLocal ?? makeLocalFormatter("UTC")
-  const routes = options.routes ?? routeTable
   const server = createNodeServer({
     // A request without Host is served like any other (we route on the path alone) rather than
     // refused with Node's bare 400.
@@ -89,8 +85,8 @@ export const createServer = (options: ServerOptions = {}): Server => {
     }
     const [status, message] = CLIENT_ERRORS[error.code ?? ""] ?? [400, "Malformed HTTP request"]
     const target = targetOf(error, socket)
-    // The envelope of the route the request names, as the response middleware would give it.
-    const style = target === undefined ? "epoch" : routes.find(target.method, target.url).envelope
+    // The envelope of the group whose space the request names (no route matched it: it reached none).
+    const style = target === undefined ? "epoch" : envelopeOfUnrouted(target.url)
     socket.end(answer(status, message, style, formatLocal))
   })
   // An Expect other than 100-continue: Node's own answer would be a bare 417 outside the envelope.

@@ -1,12 +1,10 @@
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { Api } from "@payments-gaming/api/Api"
 import { MAX_BODY } from "@payments-gaming/api/middleware/BodyGuard"
-import { METRICS_PATH, OPENAPI_PATH } from "@payments-gaming/api/Paths"
 import * as Serving from "@payments-gaming/composition/Serving"
 import { Config, ConfigProvider, Effect, Layer } from "effect"
 import { HttpRouter, HttpServerRequest } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
-import { PrometheusMetrics } from "effect/observability"
 import { BankingAdminHandlers, WalletHandlers } from "./banking/WalletHandlers.ts"
 import { WebhookEventsHandlers } from "./banking/WebhookEventsHandlers.ts"
 import { WebhookHandlers } from "./banking/WebhookHandlers.ts"
@@ -19,20 +17,20 @@ import * as InternalKey from "./middleware/InternalKey.ts"
 import * as RateLimit from "./middleware/RateLimit.ts"
 import * as RequireAdmin from "./middleware/RequireAdmin.ts"
 import * as ResponseMiddleware from "./middleware/ResponseMiddleware.ts"
+import * as RoutePolicies from "./middleware/RoutePolicies.ts"
 import * as SchemaErrors from "./middleware/SchemaErrors.ts"
 import { createServer } from "./NodeServer.ts"
 import { NotificationsHandlers } from "./notifications/NotificationsHandlers.ts"
 import { PushHandlers } from "./push/PushHandlers.ts"
 import * as Ready from "./Ready.ts"
 import * as ResponseTime from "./ResponseTime.ts"
-import { ROUTER_CONFIG } from "./RouteTable.ts"
-import { routeTable } from "./ServiceRoutes.ts"
+import * as ServiceRoutes from "./ServiceRoutes.ts"
 import * as DocsRoute from "./system/DocsRoute.ts"
 import { SystemHandlers } from "./system/SystemHandlers.ts"
 import { TriviaHandlers } from "./trivia/TriviaHandlers.ts"
 import { WheelHandlers } from "./wheel/WheelHandlers.ts"
 
-const ApiRoutes = HttpApiBuilder.layer(Api, { openapiPath: OPENAPI_PATH }).pipe(
+const ApiRoutes = HttpApiBuilder.layer(Api).pipe(
   Layer.provide([
     SystemHandlers,
     PushHandlers,
@@ -47,17 +45,32 @@ const ApiRoutes = HttpApiBuilder.layer(Api, { openapiPath: OPENAPI_PATH }).pipe(
     NotificationsHandlers,
     LedgerSealsHandlers
   ]),
-  Layer.provide([SchemaErrors.layer, BodyGuard.layer, Authentication.layer, RequireAdmin.layer, InternalKey.layer])
+  Layer.provide([
+    RoutePolicies.layer,
+    SchemaErrors.layer,
+    BodyGuard.layer,
+    Authentication.layer,
+    RequireAdmin.layer,
+    InternalKey.layer
+  ])
 )
 
-/** Every route of the service: the API, its reference at /docs, Prometheus at /metrics. */
-export const Routes = Layer.mergeAll(
-  ApiRoutes,
-  DocsRoute.layer,
-  PrometheusMetrics.layerHttp({ path: METRICS_PATH }),
-  // Their policies (envelope, rate-limit class, metric label) come from ServiceRoutes' table.
-  ResponseMiddleware.layer(routeTable)
-).pipe(Layer.provide(Layer.succeed(HttpServerRequest.MaxBodySize, MAX_BODY)))
+/**
+ * Every route of the service: the API, its reference at /docs, its OpenAPI document, Prometheus at
+ * /metrics and the groups' unknown paths (ServiceRoutes.ts). Each applies its own policies
+ * (envelope, rate-limit class, metric label: middleware/MatchedRoute.ts), which the response
+ * middleware reads from the route that answered.
+ */
+export const Routes = Layer.mergeAll(ApiRoutes, DocsRoute.layer, ServiceRoutes.layer, ResponseMiddleware.layer).pipe(
+  Layer.provide(Layer.succeed(HttpServerRequest.MaxBodySize, MAX_BODY))
+)
+
+/**
+ * The router's settings. `maxParamLength`: the longest path parameter matched. FindMyWay's default
+ * is 100, shorter than a user id (1 to 128 characters, a token's `sub`), so the admin
+ * user-statement route answered 404 for ids of 101 to 128 characters (issue 34).
+ */
+const ROUTER_CONFIG = { maxParamLength: 128 } as const
 
 /** The app's own services: the response timestamps (APP_TIMEZONE) and the rate limits (RATE_LIMIT_*). */
 const AppSettings = Layer.mergeAll(ResponseTime.layerConfig, RateLimit.layerConfig)

@@ -1,15 +1,75 @@
 import { Api } from "@payments-gaming/api/Api"
-import { DOCS_PATH, METRICS_PATH, OPENAPI_PATH } from "@payments-gaming/api/Paths"
-import * as RouteTable from "./RouteTable.ts"
+import { METRICS_PATH, OPENAPI_PATH } from "@payments-gaming/api/Paths"
+import { EnvelopeStyle, groupPolicyOf, RateLimited, Space } from "@payments-gaming/api/RoutePolicy"
+import { Effect } from "effect"
+import { HttpRouter, HttpServerResponse } from "effect/http"
+import { HttpApi, OpenApi } from "effect/http-api"
+import { PrometheusMetrics } from "effect/observability"
+import { type RouteFacts, UNMATCHED, withRoute } from "./middleware/MatchedRoute.ts"
+import { RateLimit } from "./middleware/RateLimit.ts"
+
+/** A group's `Space` (RoutePolicy.ts): the path prefix it answers for, and its facts there. */
+interface GroupSpace {
+  readonly prefix: string
+  readonly facts: RouteFacts
+}
+
+/** The spaces the API's groups declare, read once from their annotations. */
+export const SPACES: ReadonlyArray<GroupSpace> = (() => {
+  const spaces: Array<GroupSpace> = []
+  HttpApi.reflect(Api, {
+    onGroup: ({ group }) => {
+      const prefix = groupPolicyOf(group, Space)
+      if (prefix === undefined) return
+      spaces.push({
+        prefix,
+        facts: {
+          label: UNMATCHED.label,
+          envelope: groupPolicyOf(group, EnvelopeStyle),
+          rateLimit: groupPolicyOf(group, RateLimited)
+        }
+      })
+    },
+    onEndpoint: () => {}
+  })
+  return spaces
+})()
 
 /**
- * The service's routes and their policies: the API's, from its annotations, and the three served
- * beside it (Server.ts): `/metrics` and `/openapi.json` operational (never rate limited), `/docs`
- * counted like any client route (a 3.2 MB page, compressed but still the largest answer: issue 34).
- * Built once, when first imported.
+ * The envelope of a request Node's parser refused, which reached no router (NodeServer.ts): its
+ * group's when its path falls under a `Space` (compared as the router compares: case folded,
+ * slashes collapsed), else epoch.
  */
-export const routeTable: RouteTable.RouteTable = RouteTable.make(Api, [
-  { method: "GET", path: DOCS_PATH, rateLimit: "client" },
-  { method: "GET", path: METRICS_PATH, rateLimit: "operational" },
-  { method: "GET", path: OPENAPI_PATH, rateLimit: "operational" }
-])
+export const envelopeOfUnrouted = (url: string): EnvelopeStyle => {
+  const path = (url.split("?")[0] ?? "").replace(/\/{2,}/g, "/").toLowerCase()
+  return SPACES.find(({ prefix }) => path.startsWith(prefix.toLowerCase()))?.facts.envelope ?? UNMATCHED.envelope
+}
+
+/**
+ * The routes served beside the API (the reference at /docs is DocsRoute.ts), each with its policies
+ * as the API's routes have theirs (MatchedRoute.ts):
+ * - `/metrics` and `/openapi.json`, operational: never rate limited, so tooling keeps working while
+ *   a client is throttled;
+ * - for each group's `Space`, a route under that prefix for every method, which the router picks
+ *   only when no endpoint matches: a 404 in the group's envelope (CONTRACT §2: every response under
+ *   /v1/gaming/trivia/ is local, the webhook's reduced), its unknown paths included.
+ */
+export const layer = HttpRouter.use((router) =>
+  Effect.gen(function* () {
+    const rateLimit = yield* RateLimit
+    const operational = (label: string) => withRoute({ label, envelope: "epoch", rateLimit: "operational" }, rateLimit)
+
+    const metrics = Effect.map(PrometheusMetrics.format(), (body) =>
+      HttpServerResponse.text(body, { contentType: "text/plain; version=0.0.4; charset=utf-8" })
+    )
+    yield* router.add("GET", METRICS_PATH, operational(METRICS_PATH)(metrics))
+
+    const document = HttpServerResponse.jsonUnsafe(OpenApi.fromApi(Api))
+    yield* router.add("GET", OPENAPI_PATH, operational(OPENAPI_PATH)(Effect.succeed(document)))
+
+    const notFound = Effect.succeed(HttpServerResponse.empty({ status: 404 }))
+    for (const { prefix, facts } of SPACES) {
+      yield* router.add("*", `${prefix}*` as HttpRouter.PathInput, withRoute(facts, rateLimit)(notFound))
+    }
+  })
+)

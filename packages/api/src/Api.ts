@@ -6,6 +6,7 @@ import { CardsApi } from "./cards/CardsApi.ts"
 import { DevicesApi } from "./devices/DevicesApi.ts"
 import { LedgerSealsApi } from "./ledger/LedgerSealsApi.ts"
 import { BodyGuard } from "./middleware/BodyGuard.ts"
+import { RoutePolicies } from "./middleware/RoutePolicies.ts"
 import { SchemaErrors } from "./middleware/SchemaErrors.ts"
 import { NotificationsApi } from "./notifications/NotificationsApi.ts"
 import { completeDocument } from "./OpenApiDocument.ts"
@@ -30,8 +31,10 @@ const Routes = HttpApi.make("payments-gaming")
   .add(NotificationsApi)
   .add(LedgerSealsApi)
   .middleware(SchemaErrors)
-  // Added last, so it runs first: a body no field may hold is refused before authentication and decoding.
+  // A body no field may hold is refused before authentication and decoding.
   .middleware(BodyGuard)
+  // Added last, so it runs first: the route's envelope and per-address limit hold for all of the above.
+  .middleware(RoutePolicies)
 
 /**
  * The HTTP contract of the service: one group per area, every decode failure shaped as a 400, every

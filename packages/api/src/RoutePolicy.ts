@@ -34,7 +34,7 @@ export const ReadsRawBody = policy<boolean>("@payments-gaming/api/RoutePolicy/Re
 /**
  * The envelope a route answers in (CONTRACT §2): `epoch` timestamps, `local` date-times (trivia), or
  * the webhook's envelope `reduced` to `{ status, message, data }`. Read by the response middleware
- * for the error answers it writes, and by the Node server for its parser errors (RouteTable.ts).
+ * for the error answers it writes, and by the Node server for its parser errors (a group's `Space`).
  */
 export type EnvelopeStyle = "epoch" | "local" | "reduced"
 export const EnvelopeStyle = policy<EnvelopeStyle>("@payments-gaming/api/RoutePolicy/EnvelopeStyle", () => "epoch")

@@ -5,7 +5,8 @@ import type { EnvelopeStyle } from "@payments-gaming/api/RoutePolicy"
 import { Cause, Clock, Context, Duration, Effect, LogLevel, Metric, References, type Types } from "effect"
 import { Headers, HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { ResponseTime } from "../ResponseTime.ts"
-import type { RouteTable } from "../RouteTable.ts"
+import { envelopeOfUnrouted } from "../ServiceRoutes.ts"
+import { factsOf, type RouteFacts, UNMATCHED } from "./MatchedRoute.ts"
 import { RateLimit } from "./RateLimit.ts"
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/
@@ -200,78 +201,84 @@ const envelopeError = (
  * cause logged with the request id (a database outage is a 503 instead: see failureResponse), the
  * Prometheus request metrics, and `nosniff` and `no-store` on every answer (withSafetyHeaders).
  */
-export const layer = (routes: RouteTable) =>
-  HttpRouter.middleware(
-    Effect.gen(function* () {
-      const time = yield* ResponseTime
-      const rateLimit = yield* RateLimit
-      // A metric with attributes works out its series key on first use and keeps it, so each
-      // (method, route, status) gets its handles once instead of on every request. Routes are labels
-      // of the route table (unmatched paths share one), so the map stays small.
-      const known = new Map<string, Series>()
-      const seriesOf = (method: string, route: string, status: number): Series => {
-        const key = `${method} ${status} ${route}`
-        let found = known.get(key)
-        if (found === undefined) {
-          found = seriesFor({ method, route, status: String(status) })
-          known.set(key, found)
-        }
-        return found
+export const layer = HttpRouter.middleware(
+  Effect.gen(function* () {
+    const time = yield* ResponseTime
+    const rateLimit = yield* RateLimit
+    // A metric with attributes works out its series key on first use and keeps it, so each
+    // (method, route, status) gets its handles once instead of on every request. Routes are the
+    // routes' patterns (unmatched paths share one label), so the map stays small.
+    const known = new Map<string, Series>()
+    const seriesOf = (method: string, route: string, status: number): Series => {
+      const key = `${method} ${status} ${route}`
+      let found = known.get(key)
+      if (found === undefined) {
+        found = seriesFor({ method, route, status: String(status) })
+        known.set(key, found)
       }
-      // Counted, timed and logged inside the request's log annotation (one annotation per request).
-      // The access line is built only when INFO is on: at WARN a request formats nothing for it.
-      // One step of the fiber for all of it, where an Effect per read and per update took ten: it
-      // runs on every request (issue 16). The updates are `Metric.update`'s own, without its wrapping.
-      const record = (
-        method: string,
-        url: string,
-        label: string,
-        response: HttpServerResponse.HttpServerResponse,
-        started: bigint
-      ) =>
-        Effect.withFiber((fiber) => {
-          const seconds = Number(fiber.getRef(Clock.Clock).currentTimeNanosUnsafe() - started) / 1e9
-          const series = seriesOf(method, label, response.status)
-          series.requests.updateUnsafe(1, fiber.context)
-          series.duration.updateUnsafe(seconds, fiber.context)
-          // As LogLevel.isEnabled("Info"): off when the minimum is above INFO.
-          if (LogLevel.isGreaterThan(fiber.getRef(References.MinimumLogLevel), "Info")) return Effect.succeed(response)
-          return Effect.as(
-            Effect.logInfo(`${method} ${logTarget(url)} ${response.status} ${(seconds * 1000).toFixed(1)}ms`),
-            response
+      return found
+    }
+    // Counted, timed and logged inside the request's log annotation (one annotation per request).
+    // The access line is built only when INFO is on: at WARN a request formats nothing for it.
+    // One step of the fiber for all of it, where an Effect per read and per update took ten: it
+    // runs on every request (issue 16). The updates are `Metric.update`'s own, without its wrapping.
+    const record = (
+      method: string,
+      url: string,
+      label: string,
+      response: HttpServerResponse.HttpServerResponse,
+      started: bigint
+    ) =>
+      Effect.withFiber((fiber) => {
+        const seconds = Number(fiber.getRef(Clock.Clock).currentTimeNanosUnsafe() - started) / 1e9
+        const series = seriesOf(method, label, response.status)
+        series.requests.updateUnsafe(1, fiber.context)
+        series.duration.updateUnsafe(seconds, fiber.context)
+        // As LogLevel.isEnabled("Info"): off when the minimum is above INFO.
+        if (LogLevel.isGreaterThan(fiber.getRef(References.MinimumLogLevel), "Info")) return Effect.succeed(response)
+        return Effect.as(
+          Effect.logInfo(`${method} ${logTarget(url)} ${response.status} ${(seconds * 1000).toFixed(1)}ms`),
+          response
+        )
+      })
+    return (app) =>
+      // One step to read the request and the clock (issue 16: this runs on every request).
+      Effect.withFiber((fiber) => {
+        const request = Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest)
+        const incoming = request.headers[REQUEST_ID_HEADER]
+        const requestId = incoming !== undefined && REQUEST_ID.test(incoming) ? incoming : randomUUID()
+        const started = fiber.getRef(Clock.Clock).currentTimeNanosUnsafe()
+        const url = request.url
+        const finish = (route: RouteFacts, response: HttpServerResponse.HttpServerResponse) =>
+          record(
+            request.method,
+            url,
+            route.label,
+            HttpServerResponse.setHeader(withSafetyHeaders(response), REQUEST_ID_HEADER, requestId),
+            started
           )
-        })
-      return (app) =>
-        // One step to read the request and the clock (issue 16: this runs on every request).
-        Effect.withFiber((fiber) => {
-          const request = Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest)
-          const incoming = request.headers[REQUEST_ID_HEADER]
-          const requestId = incoming !== undefined && REQUEST_ID.test(incoming) ? incoming : randomUUID()
-          const started = fiber.getRef(Clock.Clock).currentTimeNanosUnsafe()
-          const url = request.url
-          // The route's policies (envelope, rate-limit class, metric label): one lookup per request.
-          const route = routes.find(request.method, url)
-          const finish = (response: HttpServerResponse.HttpServerResponse) =>
-            record(
-              request.method,
-              url,
-              route.label,
-              HttpServerResponse.setHeader(withSafetyHeaders(response), REQUEST_ID_HEADER, requestId),
-              started
-            )
-          // Per address, before the body is read; its 429 is enveloped below like any other answer.
-          return withDeadline(rateLimit.perIp(route.rateLimit, app)).pipe(
-            Effect.catchCause(failureResponse),
-            Effect.flatMap((response) =>
-              response.status >= 400
-                ? Effect.flatMap(envelopeError(response, route.envelope, time), finish)
-                : finish(response)
-            ),
-            Effect.annotateLogs({ requestId })
-          )
-          // Every failure is turned into a response above; the router's types expect a middleware to
-          // pass unknown errors on, so the (empty) error channel is widened back to `unhandled`.
-        }) as Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled, HttpServerRequest.HttpServerRequest>
-    }),
-    { global: true }
-  )
+        const answer = (route: RouteFacts) => (response: HttpServerResponse.HttpServerResponse) =>
+          response.status >= 400
+            ? Effect.flatMap(envelopeError(response, route.envelope, time), (enveloped) => finish(route, enveloped))
+            : finish(route, response)
+        return withDeadline(app).pipe(
+          Effect.catchCause(failureResponse),
+          Effect.flatMap((response) => {
+            // The route that answered recorded its policies (MatchedRoute.ts), and applied its
+            // per-address limit before its body was read. A request no route matched (every
+            // group's unknown paths have one: ServiceRoutes.ts) is one whose path the router could
+            // not read (a malformed escape): counted against its address here, after the router's
+            // cheap 404, in the envelope its path's group space gives, as for a parser error.
+            const route = factsOf(request)
+            if (route !== undefined) return answer(route)(response)
+            const unrouted = { ...UNMATCHED, envelope: envelopeOfUnrouted(url) }
+            return Effect.flatMap(rateLimit.perIp(unrouted.rateLimit, Effect.succeed(response)), answer(unrouted))
+          }),
+          Effect.annotateLogs({ requestId })
+        )
+        // Every failure is turned into a response above; the router's types expect a middleware to
+        // pass unknown errors on, so the (empty) error channel is widened back to `unhandled`.
+      }) as Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled, HttpServerRequest.HttpServerRequest>
+  }),
+  { global: true }
+)

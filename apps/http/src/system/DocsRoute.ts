@@ -6,6 +6,8 @@ import { DOCS_PATH } from "@payments-gaming/api/Paths"
 import { Effect, Scope } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiScalar } from "effect/http-api"
+import { withRoute } from "../middleware/MatchedRoute.ts"
+import { RateLimit } from "../middleware/RateLimit.ts"
 
 const brotli = promisify(brotliCompress)
 const gzipped = promisify(gzip)
@@ -61,10 +63,11 @@ const SCALAR: HttpApiScalar.ScalarConfig = {
  * it is compressed (brotli or gzip, whichever the client accepts: 780 and 870 KB, a quarter of it;
  * each made once, on the first request that asks for it, off the event loop), cached by browsers (`Cache-Control`,
  * a weak `ETag` for every encoding, 304 on `If-None-Match`), and counted by the per-address rate
- * limit like any client route (ServiceRoutes.ts).
+ * limit like any client route (MatchedRoute.ts).
  */
 export const layer = HttpRouter.use((router) =>
   Effect.gen(function* () {
+    const route = withRoute({ label: DOCS_PATH, envelope: "epoch", rateLimit: "client" }, yield* RateLimit)
     const scope = yield* Effect.scope
     const scalar = yield* Effect.cached(
       HttpRouter.toHttpEffect(HttpApiScalar.layer(Api, { path: DOCS_PATH, scalar: SCALAR })).pipe(Scope.provide(scope))
@@ -104,6 +107,6 @@ export const layer = HttpRouter.use((router) =>
         headers: encoding === "identity" ? headers : { ...headers, "content-encoding": encoding }
       })
     })
-    yield* router.add("GET", DOCS_PATH, serve)
+    yield* router.add("GET", DOCS_PATH, route(serve))
   })
 )
