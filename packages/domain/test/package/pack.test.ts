@@ -4,6 +4,7 @@ import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { promisify } from "node:util"
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
+import { withPackLock } from "../support/PackLock.ts"
 
 const run = promisify(execFile)
 const domainDir = resolve(import.meta.dirname, "../..")
@@ -23,8 +24,10 @@ describe("the domain package, packed", () => {
   beforeAll(async () => {
     scratch = await mkdtemp(join(tmpdir(), "domain-pack-"))
     // Packed from a copy without dist/, as a fresh clone is: prepack must build it.
-    await rm(join(domainDir, "dist"), { recursive: true, force: true })
-    const { stdout } = await run("npm", ["pack", "--json", "--pack-destination", scratch], { cwd: domainDir })
+    const { stdout } = await withPackLock(async () => {
+      await rm(join(domainDir, "dist"), { recursive: true, force: true })
+      return run("npm", ["pack", "--json", "--pack-destination", scratch], { cwd: domainDir })
+    })
     const [packed] = JSON.parse(stdout) as Array<{ filename: string; files: Array<{ path: string }> }>
     if (packed === undefined) throw new Error(`npm pack printed no package: ${stdout}`)
     tarball = join(scratch, packed.filename)
