@@ -26,15 +26,18 @@ export function* reportBatches(
     const lineEnd = bytes.indexOf(LF, Math.min(start + CHUNK_BYTES, bytes.length) - 1)
     const end = lineEnd === -1 ? bytes.length : lineEnd + 1
     const chunk = bytes.subarray(start, end)
-    let text: string | undefined
+    let text: string
     try {
       text = decoder.decode(chunk)
     } catch {
-      encodingError = { line: physicalLine + firstBadLine(chunk, decoder), column: null, message: "not UTF-8 text" }
-      break
+      // The lines before the bad one are read as usual, so their problems are listed too.
+      const bad = firstBadLine(chunk, decoder)
+      encodingError = { line: physicalLine + bad.line, column: null, message: "not UTF-8 text" }
+      text = decoder.decode(chunk.subarray(0, bad.start))
     }
     for (let at = chunk.indexOf(LF); at !== -1; at = chunk.indexOf(LF, at + 1)) physicalLine++
     for (const line of reader.feed(text)) pending.push(line)
+    if (encodingError !== undefined) break
     while (pending.length >= size) {
       yield pending.slice(0, size)
       pending = pending.slice(size)
@@ -54,8 +57,11 @@ export function* reportBatches(
   return summary
 }
 
-/** 0-based index, among the chunk's physical lines, of the first one that is not UTF-8. */
-const firstBadLine = (chunk: Uint8Array, decoder: { decode(input: Uint8Array): string }): number => {
+/** The first physical line of the chunk that is not UTF-8: its 0-based index and its first byte. */
+const firstBadLine = (
+  chunk: Uint8Array,
+  decoder: { decode(input: Uint8Array): string }
+): { readonly line: number; readonly start: number } => {
   let line = 0
   let start = 0
   for (;;) {
@@ -64,9 +70,9 @@ const firstBadLine = (chunk: Uint8Array, decoder: { decode(input: Uint8Array): s
     try {
       decoder.decode(chunk.subarray(start, end))
     } catch {
-      return line
+      return { line, start }
     }
-    if (at === -1) return line
+    if (at === -1) return { line, start }
     line++
     start = end
   }
