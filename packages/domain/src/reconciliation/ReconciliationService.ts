@@ -286,9 +286,9 @@ function makeReconciliationService() {
       }
       // The ledger's side: applied events dated on the day that no line names.
       const receivedFrom = new Date(new Date(`${date}T00:00:00Z`).getTime() - RECEIVED_BEFORE_DAY_MS)
-      let afterId: string | undefined
+      let after: EventForMatching | undefined
       for (;;) {
-        const page = yield* store.appliedEvents({ receivedFrom, afterId, limit: IMPORT_BATCH })
+        const page = yield* store.appliedEvents({ receivedFrom, after, limit: IMPORT_BATCH })
         const breaks: Array<NewBreak> = []
         for (const event of page) {
           if (!isApplied(event.outcome) || named.has(keyOf(event.kind, event.reference))) continue
@@ -307,7 +307,7 @@ function makeReconciliationService() {
         }
         if (breaks.length > 0) yield* store.addBreaks(reconciliationId, breaks)
         if (page.length < IMPORT_BATCH) break
-        afterId = page[page.length - 1]?.id
+        after = page[page.length - 1]
       }
       return yield* store.setCounts(reconciliationId, { lines, matched, byKind })
     })

@@ -29,6 +29,7 @@ export interface EventForMatching {
   readonly reference: string
   readonly outcome: Outcome
   readonly rawBody: Uint8Array
+  readonly receivedAt: Date
 }
 
 /** Where a newest-first listing of reconciliations stands: what sorts strictly after it comes next. */
@@ -91,12 +92,13 @@ export class Reconciliations extends Context.Service<
       keys: ReadonlyArray<{ readonly kind: ReportKind; readonly reference: string }>
     ): Effect.Effect<ReadonlyArray<EventForMatching>>
     /**
-     * Applied (`processed`) credit and transfer events received at or after `receivedFrom`, in id
-     * order strictly after `afterId`, `limit` at a time: the candidates for `missing_in_report`.
+     * Applied (`processed`) credit and transfer events received at or after `receivedFrom`, oldest
+     * first (receivedAt, then id) strictly after `after`, `limit` at a time: the candidates for
+     * `missing_in_report`, read on the inbox's (outcome, received_at, id) index.
      */
     appliedEvents(filter: {
       readonly receivedFrom: Date
-      readonly afterId?: string | undefined
+      readonly after?: { readonly receivedAt: Date; readonly id: string } | undefined
       readonly limit: number
     }): Effect.Effect<ReadonlyArray<EventForMatching>>
   }

@@ -135,21 +135,23 @@ export const layerMemoryReconciliations = Layer.effect(
               .filter((event) => event.outcome !== "conflict" && wanted.has(`${event.kind}\u0000${event.reference}`))
           })
         ),
-      appliedEvents: ({ receivedFrom, afterId, limit }) =>
+      appliedEvents: ({ receivedFrom, after, limit }) =>
         db.atomically(
-          Effect.sync(() =>
-            [...events.values()]
+          Effect.sync(() => {
+            const order = (a: WebhookEvent, b: { readonly receivedAt: Date; readonly id: string }) =>
+              a.receivedAt.getTime() - b.receivedAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
+            return [...events.values()]
               .map(({ event }) => event)
               .filter(
                 (event) =>
                   event.outcome === "processed" &&
                   event.kind !== "ignored" &&
                   event.receivedAt.getTime() >= receivedFrom.getTime() &&
-                  (afterId === undefined || event.id > afterId)
+                  (after === undefined || order(event, after) > 0)
               )
-              .sort((a, b) => (a.id < b.id ? -1 : 1))
+              .sort(order)
               .slice(0, limit)
-          )
+          })
         )
     })
   })
