@@ -203,7 +203,8 @@ export const UseCases = Layer.mergeAll(
   // Every instance delivers (NOTIFICATIONS_WORKER=off to stop it); claims keep instances apart.
   NotificationsWorker,
   Seals,
-  SealsWorker
+  SealsWorker,
+  Reconciliation
 ).pipe(Layer.provide(Ledger))
 
 /**
@@ -228,7 +229,8 @@ export const ServedUseCases = Layer.flatMap(UseCases, (context) =>
       TriviaService,
       PushService,
       NotificationsService,
-      SealService
+      SealService,
+      ReconciliationService
     )(context)
   )
 )
