@@ -1,17 +1,55 @@
-import { assert, describe, layer } from "@effect/vitest"
-import { TestDatabase } from "@payments-gaming/adapters/test/support/TestDatabase"
+import { assert, describe, it, layer } from "@effect/vitest"
+import { runMigrations } from "@payments-gaming/adapters/postgres/Migrations"
+import * as PostgresClient from "@payments-gaming/adapters/postgres/PostgresClient"
+import { freshDatabaseUrl, TestDatabase } from "@payments-gaming/adapters/test/support/TestDatabase"
 import { TEST_SECRETS } from "@payments-gaming/adapters/test/support/TestSecrets"
-import { reconciliationContract } from "@payments-gaming/domain/test/support/reconciliationContract"
+import { cash } from "@payments-gaming/domain/test/support/bankingContract"
+import {
+  allBreaks,
+  everyKind,
+  importReport,
+  reconciliationContract,
+  resolve
+} from "@payments-gaming/domain/test/support/reconciliationContract"
 import * as Layers from "@payments-gaming/http/Layers"
-import { ConfigProvider, Effect, Layer } from "effect"
+import { ConfigProvider, type Context, Effect, Layer, Redacted } from "effect"
+import * as Reactivity from "effect/reactivity/Reactivity"
 import { SqlClient } from "effect/sql"
+import { inject } from "vitest"
 
 /** Reconciliation and banking as the server wires them, on one ledger, every port reachable. */
-const Live = Layer.mergeAll(Layers.Reconciliation, Layers.Banking).pipe(
+const OnLedger = Layer.mergeAll(Layers.Reconciliation, Layers.Banking).pipe(
   Layer.provide(ConfigProvider.layer(ConfigProvider.fromUnknown(TEST_SECRETS))),
-  Layer.provideMerge(Layers.Ledger),
-  Layer.provideMerge(TestDatabase)
+  Layer.provideMerge(Layers.Ledger)
 )
+const Live = OnLedger.pipe(Layer.provideMerge(TestDatabase))
+
+type Process = Context.Context<Layer.Success<typeof Live>>
+
+/** One file imported by both processes at once, then one break credited by both at once. */
+const raceAcrossProcesses = ([first, second]: readonly [Process, Process]) =>
+  Effect.gen(function* () {
+    const { day, bytes, userId } = yield* Effect.provide(everyKind, first)
+    const imports = yield* Effect.all(
+      [Effect.provide(importReport(day, bytes), first), Effect.provide(importReport(day, bytes), second)],
+      { concurrency: 2 }
+    )
+    assert.strictEqual(imports[0].reconciliation.id, imports[1].reconciliation.id)
+    assert.deepStrictEqual(imports.map((one) => one.created).sort(), [false, true])
+    const id = imports[0].reconciliation.id
+    assert.strictEqual((yield* Effect.provide(allBreaks(id), second)).length, 4)
+    const [missing] = yield* Effect.provide(allBreaks(id, { kind: "missing_in_ledger" }), first)
+    const outcomes = yield* Effect.all(
+      [first, second].map((process) =>
+        Effect.provide(resolve(id, missing!.id, "credit"), process).pipe(
+          Effect.match({ onFailure: (error) => error._tag, onSuccess: () => "resolved" })
+        )
+      ),
+      { concurrency: 2 }
+    )
+    assert.deepStrictEqual(outcomes.sort(), ["BreakAlreadyResolved", "resolved"])
+    for (const process of [first, second]) assert.strictEqual(yield* Effect.provide(cash(userId), process), "281.00")
+  })
 
 describe("ReconciliationService on PostgreSQL", () => {
   layer(Live, { timeout: "120 seconds", excludeTestServices: true })((it) => {
@@ -36,4 +74,32 @@ describe("ReconciliationService on PostgreSQL", () => {
         })
     )
   })
+
+  // Two stacks with their own connection pools on one database are, to PostgreSQL, two server
+  // processes: only the database can make their imports one and their credits one.
+  it.live(
+    "two processes sharing one database: one file imported by both at once is one reconciliation, and a break credited by both at once credits once",
+    () =>
+      Effect.gen(function* () {
+        if (inject("databaseMode") === "pglite") {
+          // The embedded database serves one connection: there is no second process to run.
+          const stack = yield* Layer.build(Live)
+          return yield* raceAcrossProcesses([stack, stack])
+        }
+        const url = yield* freshDatabaseUrl.pipe(Effect.provide(Reactivity.layer))
+        const process = () =>
+          OnLedger.pipe(
+            Layer.provideMerge(
+              PostgresClient.layer({ url: Redacted.make(url), dataDir: undefined, maxConnections: 10 })
+            ),
+            Layer.provide(Reactivity.layer),
+            Layer.orDie
+          )
+        const first = yield* Layer.build(process())
+        const second = yield* Layer.build(process())
+        yield* Effect.provide(runMigrations, first)
+        yield* raceAcrossProcesses([first, second])
+      }).pipe(Effect.orDie),
+    60_000
+  )
 })

@@ -84,7 +84,7 @@ export const resolve = (reconciliationId: string, breakId: string, action: Resol
   )
 
 /** A day with one break of every kind, one matched line, and the user whose account they name. */
-const everyKind = Effect.gen(function* () {
+export const everyKind = Effect.gen(function* () {
   const day = freshDay()
   const { userId, accountNumber } = yield* linkedUser
   const matched = unique("m")
