@@ -3,7 +3,9 @@ import { runMigrations } from "@payments-gaming/adapters/postgres/Migrations"
 import * as PostgresClient from "@payments-gaming/adapters/postgres/PostgresClient"
 import { freshDatabaseUrl, TestDatabase } from "@payments-gaming/adapters/test/support/TestDatabase"
 import { TEST_SECRETS } from "@payments-gaming/adapters/test/support/TestSecrets"
-import { cash } from "@payments-gaming/domain/test/support/bankingContract"
+import { cash, receive } from "@payments-gaming/domain/test/support/bankingContract"
+import { fill } from "@payments-gaming/domain/test/support/devicesContract"
+import { credit } from "@payments-gaming/domain/test/support/fixtures"
 import {
   allBreaks,
   everyKind,
@@ -18,7 +20,7 @@ import { SqlClient } from "effect/sql"
 import { inject } from "vitest"
 
 /** Reconciliation and banking as the server wires them, on one ledger, every port reachable. */
-const OnLedger = Layer.mergeAll(Layers.Reconciliation, Layers.Banking).pipe(
+const OnLedger = Layer.mergeAll(Layers.Reconciliation, Layers.Banking, Layers.Devices).pipe(
   Layer.provide(ConfigProvider.layer(ConfigProvider.fromUnknown(TEST_SECRETS))),
   Layer.provideMerge(Layers.Ledger)
 )
@@ -71,6 +73,33 @@ describe("ReconciliationService on PostgreSQL", () => {
           WHERE r.resolved <> (SELECT count(*) FROM reconciliation_breaks b
             WHERE b.reconciliation_id = r.id AND b.status = 'resolved')`
           assert.strictEqual(counted[0]!.n, 0)
+        })
+    )
+  })
+
+  layer(Live, { timeout: "120 seconds", excludeTestServices: true })((it) => {
+    it.effect(
+      "a credit resolve writes the deposit notification once per device, and the late webhook writes none",
+      () =>
+        Effect.gen(function* () {
+          const sql = yield* SqlClient.SqlClient
+          const { day, bytes, userId, accountNumber, references } = yield* everyKind
+          yield* fill(userId, 2)
+          const { reconciliation } = yield* importReport(day, bytes)
+          const [missing] = yield* allBreaks(reconciliation.id, { kind: "missing_in_ledger" })
+          yield* resolve(reconciliation.id, missing!.id, "credit")
+          const key = `virtualaccount.credit:${references.missing}`
+          const rows = () =>
+            sql<{ user_id: string; template_code: string }>`SELECT user_id, template_code FROM notification_outbox
+            WHERE event_key = ${key}`
+          const written = yield* rows()
+          assert.strictEqual(written.length, 2)
+          assert.deepStrictEqual([...new Set(written.map((row) => row.user_id))], [userId])
+          const late = yield* receive(
+            credit({ reference: references.missing, accountNumber, amount: "25.00", fee: "1.00", settled: "24.00" })
+          )
+          assert.strictEqual(late.reason, "already credited by reconciliation")
+          assert.strictEqual((yield* rows()).length, 2)
         })
     )
   })

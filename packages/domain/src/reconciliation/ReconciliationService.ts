@@ -11,7 +11,7 @@ import { postNotified } from "../notifications/NotifiedPosting.ts"
 import { depositReceived } from "../notifications/Templates.ts"
 import { BreakAlreadyResolved, BreakNotFound, CreditRefused, InvalidReport, ReconciliationNotFound } from "./Errors.ts"
 import { isApplied, judgeLine, type StoredEventFacts } from "./Matching.ts"
-import type { BreakKind } from "./Model.ts"
+import { type BreakKind, MAX_REPORT_BYTES } from "./Model.ts"
 import {
   type EventForMatching,
   type NewBreak,
@@ -314,6 +314,13 @@ function makeReconciliationService() {
 
     const importReport = Effect.fn("ReconciliationService.import")(function* (input: ImportInput) {
       if (!SHA256_HEX.test(input.sha256)) return yield* Effect.die(new Error("sha256 must be lowercase hex"))
+      if (input.bytes.length > MAX_REPORT_BYTES) {
+        return yield* new InvalidReport({
+          message: "the report is larger than 10 MiB; nothing was stored",
+          errors: [{ line: 1, column: null, message: `a report may have at most ${MAX_REPORT_BYTES} bytes` }],
+          moreErrors: 0
+        })
+      }
       const { summary, named } = validate(input.bytes)
       if (summary.errors.length > 0) {
         yield* Effect.logWarning("reconciliation refused").pipe(
