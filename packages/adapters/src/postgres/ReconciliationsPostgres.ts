@@ -252,6 +252,66 @@ export const layer = Layer.effect(
       return counts
     }).pipe(Effect.orDie, Effect.withSpan("Reconciliations.openBreaks"))
 
+    // An import's names live in a temporary table of its own transaction (ON COMMIT DROP): on the
+    // transaction's connection only, gone at commit or rollback, never in a backup or the WAL.
+    const scratch = sql`CREATE TEMP TABLE IF NOT EXISTS reconciliation_names (
+        import_id uuid NOT NULL,
+        kind text NOT NULL,
+        reference text NOT NULL,
+        line integer NOT NULL,
+        PRIMARY KEY (import_id, kind, reference)
+      ) ON COMMIT DROP`
+
+    const nameLines = Effect.fn("Reconciliations.nameLines")(function* (
+      importId: string,
+      lines: ReadonlyArray<{ readonly kind: ReportKind; readonly reference: string; readonly line: number }>
+    ) {
+      yield* scratch
+      const keyOf = (kind: string, reference: string) => `${kind}\u0000${reference}`
+      const firstInBatch = new Map<string, number>()
+      const fresh: Array<Record<string, unknown>> = []
+      for (const { kind, reference, line } of lines) {
+        if (firstInBatch.has(keyOf(kind, reference))) continue
+        firstInBatch.set(keyOf(kind, reference), line)
+        fresh.push({ import_id: importId, kind, reference, line })
+      }
+      const inserted = Arr.isReadonlyArrayNonEmpty(fresh)
+        ? yield* sql<{ readonly kind: string; readonly reference: string }>`
+            INSERT INTO reconciliation_names ${sql.insert(fresh)}
+            ON CONFLICT DO NOTHING RETURNING kind, reference`
+        : []
+      // The first line of a pair an earlier batch named is that batch's; of the others, this one's.
+      const firstLines = new Map(firstInBatch)
+      if (inserted.length < fresh.length) {
+        const added = new Set(inserted.map(({ kind, reference }) => keyOf(kind, reference)))
+        const earlier = lines.filter(({ kind, reference }) => !added.has(keyOf(kind, reference)))
+        const rows = yield* sql<{ readonly kind: string; readonly reference: string; readonly line: number }>`
+          SELECT kind, reference, line FROM reconciliation_names
+          WHERE import_id = ${importId}::uuid AND reference IN ${sql.in([...new Set(earlier.map((one) => one.reference))])}`
+        for (const row of rows) {
+          const key = keyOf(row.kind, row.reference)
+          if (!added.has(key) && firstInBatch.has(key)) firstLines.set(key, row.line)
+        }
+      }
+      return lines.flatMap(({ kind, reference, line }) => {
+        const first = firstLines.get(keyOf(kind, reference)) ?? line
+        return first === line ? [] : [{ line, firstLine: first }]
+      })
+    }, Effect.orDie)
+
+    const named = Effect.fn("Reconciliations.named")(function* (
+      importId: string,
+      keys: ReadonlyArray<{ readonly kind: string; readonly reference: string }>
+    ) {
+      if (keys.length === 0) return []
+      yield* scratch
+      const wanted = new Set(keys.map(({ kind, reference }) => `${kind}\u0000${reference}`))
+      const rows = yield* sql<{ readonly kind: string; readonly reference: string }>`
+        SELECT kind, reference FROM reconciliation_names
+        WHERE import_id = ${importId}::uuid AND reference IN ${sql.in([...new Set(keys.map(({ reference }) => reference))])}`
+      return rows.filter(({ kind, reference }) => wanted.has(`${kind}\u0000${reference}`))
+    }, Effect.orDie)
+
     const storedEvents = Effect.fn("Reconciliations.storedEvents")(function* (
       keys: ReadonlyArray<{ readonly kind: ReportKind; readonly reference: string }>
     ) {
@@ -294,6 +354,8 @@ export const layer = Layer.effect(
       findBreakForUpdate,
       resolve,
       openBreaks,
+      nameLines,
+      named,
       storedEvents,
       appliedEvents
     })

@@ -204,32 +204,19 @@ const fallsOn = (date: string | null, day: string): boolean => {
 const keyOf = (kind: string, reference: string) => `${kind}\u0000${reference}`
 
 /**
- * First pass over a report: its problems, and the (kind, reference) of every line, each with the
- * line that first named it; a pair named again is a problem of the later line. The pairs are kept
- * for `missing_in_report` (which events the report names), the one thing that grows with the file:
- * at most 100,000 short keys, against the body's 10 MiB the caller holds anyway.
+ * First pass over a report: its problems of form, one batch at a time, nothing kept but the
+ * summary. A (kind, reference) named twice is found by the second pass, through the store.
  */
-const validate = (bytes: Uint8Array): { readonly summary: ReportSummary; readonly named: Map<string, number> } => {
-  const named = new Map<string, number>()
-  const duplicates: Array<LineError> = []
+const checkForm = (bytes: Uint8Array): ReportSummary => {
   const batches = reportBatches(bytes, IMPORT_BATCH)
   for (;;) {
     const next = batches.next()
-    if (next.done === true) return { summary: withProblems(next.value, duplicates), named }
-    for (const line of next.value) {
-      const key = keyOf(line.kind, line.reference)
-      const first = named.get(key)
-      if (first === undefined) named.set(key, line.line)
-      else {
-        duplicates.push({
-          line: line.line,
-          column: "reference",
-          message: `${line.kind} ${line.reference} is named on line ${first} already`
-        })
-      }
-    }
+    if (next.done === true) return next.value
   }
 }
+
+/** The `importId` a refused report's lines are named under: never stored, rolled back with the unit. */
+const REFUSED_IMPORT = "00000000-0000-0000-0000-000000000000"
 
 function makeReconciliationService() {
   return Effect.gen(function* () {
@@ -245,21 +232,40 @@ function makeReconciliationService() {
       })
     )
 
-    /** Matches and stores the breaks of a reconciliation `create` has just claimed. */
+    /**
+     * The second pass, in the import's unit of work: names each line's (kind, reference) in the
+     * store (a pair named twice is a problem of the later line) and, for a report without
+     * problems (`reconciliationId` given), matches each batch and stores its breaks, then the day's
+     * applied events no line names. Fails with the report's problems, form and duplicates together,
+     * so the unit of work rolls back whatever it wrote.
+     */
     const matchAndStore = Effect.fnUntraced(function* (
-      reconciliationId: string,
-      date: string,
-      bytes: Uint8Array,
-      named: Map<string, number>
+      reconciliationId: string | undefined,
+      input: ImportInput,
+      form: ReportSummary
     ) {
+      const importId = reconciliationId ?? REFUSED_IMPORT
       const byKind: { -readonly [K in BreakKind]: number } = { ...noBreaks }
+      const duplicates: Array<LineError> = []
       let matched = 0
       let lines = 0
       let ordinal = 0
-      const batches = reportBatches(bytes, IMPORT_BATCH)
+      const batches = reportBatches(input.bytes, IMPORT_BATCH)
       for (let next = batches.next(); next.done !== true; next = batches.next()) {
         const batch = next.value
         lines += batch.length
+        const again = yield* store.nameLines(
+          importId,
+          batch.map(({ kind, reference, line }) => ({ kind, reference, line }))
+        )
+        for (const { line, firstLine } of again) {
+          duplicates.push({
+            line,
+            column: "reference",
+            message: `this kind and reference are named on line ${firstLine} already`
+          })
+        }
+        if (reconciliationId === undefined || duplicates.length > 0) continue
         const found = yield* store.storedEvents(batch.map(({ kind, reference }) => ({ kind, reference })))
         const events = new Map(found.map((event) => [keyOf(event.kind, event.reference), event]))
         const breaks: Array<NewBreak> = []
@@ -284,16 +290,25 @@ function makeReconciliationService() {
         }
         if (breaks.length > 0) yield* store.addBreaks(reconciliationId, breaks)
       }
+      const summary = withProblems(form, duplicates)
+      if (reconciliationId === undefined || summary.errors.length > 0) return yield* refused(input, summary)
       // The ledger's side: applied events dated on the day that no line names.
-      const receivedFrom = new Date(new Date(`${date}T00:00:00Z`).getTime() - RECEIVED_BEFORE_DAY_MS)
+      const receivedFrom = new Date(new Date(`${input.date}T00:00:00Z`).getTime() - RECEIVED_BEFORE_DAY_MS)
       let after: EventForMatching | undefined
       for (;;) {
         const page = yield* store.appliedEvents({ receivedFrom, after, limit: IMPORT_BATCH })
+        const candidates = page.filter((event) => isApplied(event.outcome) && event.kind !== "ignored")
+        const named = new Set(
+          (yield* store.named(
+            importId,
+            candidates.map(({ kind, reference }) => ({ kind, reference }))
+          )).map(({ kind, reference }) => keyOf(kind, reference))
+        )
         const breaks: Array<NewBreak> = []
-        for (const event of page) {
-          if (!isApplied(event.outcome) || named.has(keyOf(event.kind, event.reference))) continue
+        for (const event of candidates) {
+          if (named.has(keyOf(event.kind, event.reference)) || event.kind === "ignored") continue
           const facts = factsOf(event)
-          if (!fallsOn(facts.date, date) || event.kind === "ignored") continue
+          if (!fallsOn(facts.date, input.date)) continue
           ordinal++
           byKind.missing_in_report++
           breaks.push({
@@ -312,6 +327,26 @@ function makeReconciliationService() {
       return yield* store.setCounts(reconciliationId, { lines, matched, byKind })
     })
 
+    /** Logs the refusal (one line) and fails with the report's problems. */
+    const refused = (input: ImportInput, summary: ReportSummary) =>
+      Effect.logWarning("reconciliation refused").pipe(
+        Effect.annotateLogs({
+          date: input.date,
+          sha256: input.sha256,
+          lines: summary.lines,
+          errors: summary.errors.length + summary.moreErrors
+        }),
+        Effect.andThen(
+          Effect.fail(
+            new InvalidReport({
+              message: `the report has ${summary.errors.length + summary.moreErrors} problem(s); nothing was stored`,
+              errors: summary.errors,
+              moreErrors: summary.moreErrors
+            })
+          )
+        )
+      )
+
     const importReport = Effect.fn("ReconciliationService.import")(function* (input: ImportInput) {
       if (!SHA256_HEX.test(input.sha256)) return yield* Effect.die(new Error("sha256 must be lowercase hex"))
       if (input.bytes.length > MAX_REPORT_BYTES) {
@@ -321,28 +356,19 @@ function makeReconciliationService() {
           moreErrors: 0
         })
       }
-      const { summary, named } = validate(input.bytes)
-      if (summary.errors.length > 0) {
-        yield* Effect.logWarning("reconciliation refused").pipe(
-          Effect.annotateLogs({
-            date: input.date,
-            sha256: input.sha256,
-            lines: summary.lines,
-            errors: summary.errors.length + summary.moreErrors
-          })
-        )
-        return yield* new InvalidReport({
-          message: `the report has ${summary.errors.length + summary.moreErrors} problem(s); nothing was stored`,
-          errors: summary.errors,
-          moreErrors: summary.moreErrors
-        })
-      }
+      const form = checkForm(input.bytes)
       const importedAt = yield* now
       const result = yield* unitOfWork.transaction(
         Effect.gen(function* () {
+          // A report with problems of form claims nothing: its second pass only finds its
+          // duplicates, to list them with the rest, and fails, rolling its names back.
+          if (form.errors.length > 0) {
+            yield* matchAndStore(undefined, input, form)
+            return yield* Effect.die(new Error("a report with problems of form was not refused"))
+          }
           const claimed = yield* store.create({ date: input.date, sha256: input.sha256, importedAt })
           if (!claimed.created) return { created: false, reconciliation: claimed.reconciliation }
-          const reconciliation = yield* matchAndStore(claimed.reconciliation.id, input.date, input.bytes, named)
+          const reconciliation = yield* matchAndStore(claimed.reconciliation.id, input, form)
           return { created: true, reconciliation }
         })
       )

@@ -85,6 +85,22 @@ export class Reconciliations extends Context.Service<
     /** Open breaks of every reconciliation, by kind: what `reconciliation_breaks_open` shows. */
     readonly openBreaks: Effect.Effect<BreakCounts>
     /**
+     * Records, for the import running in this unit of work, the (kind, reference) each line names,
+     * and returns the lines whose pair an earlier line (of this call or an earlier one) named, each
+     * with that first line. Kept by the store, not in memory, so an import holds one batch whatever
+     * the file's size; gone when the unit of work ends (a temporary table on PostgreSQL). Call it
+     * inside `UnitOfWork.transaction` only.
+     */
+    nameLines(
+      importId: string,
+      lines: ReadonlyArray<{ readonly kind: ReportKind; readonly reference: string; readonly line: number }>
+    ): Effect.Effect<ReadonlyArray<{ readonly line: number; readonly firstLine: number }>>
+    /** Which of these (kind, reference) pairs `nameLines` recorded for `importId`, in this unit of work. */
+    named(
+      importId: string,
+      keys: ReadonlyArray<{ readonly kind: EventKind; readonly reference: string }>
+    ): Effect.Effect<ReadonlyArray<{ readonly kind: string; readonly reference: string }>>
+    /**
      * The stored events (never the `conflict` redeliveries) of these (kind, reference) pairs, at
      * most one per pair; pairs with none are left out. A caller asks for a batch at a time.
      */

@@ -22,6 +22,10 @@ export const layerMemoryReconciliations = Layer.effect(
     const byContent = db.table<string>("reconciliation.reconciliations.content")
     const breaks = db.table<StoredBreak>("reconciliation.breaks")
     const events = db.table<{ readonly event: WebhookEvent }>("banking.webhook_events")
+    // The store's scratch of an import's names: restored with every table when a unit fails, as
+    // PostgreSQL's temporary table goes with its transaction; memory's growth does not matter here.
+    const names = db.table<number>("reconciliation.named")
+    const nameKey = (importId: string, kind: string, reference: string) => `${importId}\u0000${kind}\u0000${reference}`
     let sequence = 0
 
     const stored = (id: string) => {
@@ -126,6 +130,23 @@ export const layerMemoryReconciliations = Layer.effect(
           return counts
         })
       ),
+      nameLines: (importId, lines) =>
+        db.atomically(
+          Effect.sync(() => {
+            const again: Array<{ readonly line: number; readonly firstLine: number }> = []
+            for (const { kind, reference, line } of lines) {
+              const key = nameKey(importId, kind, reference)
+              const first = names.get(key)
+              if (first === undefined) names.set(key, line)
+              else again.push({ line, firstLine: first })
+            }
+            return again
+          })
+        ),
+      named: (importId, keys) =>
+        db.atomically(
+          Effect.sync(() => keys.filter(({ kind, reference }) => names.has(nameKey(importId, kind, reference))))
+        ),
       storedEvents: (keys) =>
         db.atomically(
           Effect.sync(() => {

@@ -224,6 +224,34 @@ export const reconciliationContract = (it: It) => {
     })
   )
 
+  it.effect(
+    "a report of more than one batch is matched whole, and a pair named again in a later batch is refused",
+    () =>
+      Effect.gen(function* () {
+        const day = freshDay()
+        const prefix = unique("many")
+        const lines = Array.from({ length: 1200 }, (_, n) =>
+          creditLine({ reference: `${prefix}-${n}`, accountNumber: "A1", amount: "1.00", day })
+        )
+        const { reconciliation } = yield* importReport(day, report(lines))
+        assert.deepStrictEqual([reconciliation.lines, reconciliation.matched], [1200, 0])
+        assert.strictEqual(reconciliation.breaks.byKind.missing_in_ledger, 1200)
+        const service = yield* ReconciliationService
+        const last = yield* service.breaks(reconciliation.id, { after: 1199, limit: 10 })
+        assert.deepStrictEqual(
+          last.items.map((b) => [b.reference, b.report?.line]),
+          [[`${prefix}-1199`, 1201]]
+        )
+        // Line 1,151 names what line 2 named (a batch is 1,000 lines); so does line 1,152.
+        const twice = [...lines.slice(0, 1149), lines[0]!, lines[0]!]
+        const refused = yield* Effect.flip(importReport(freshDay(), report(twice)))
+        assert.deepStrictEqual(refused.errors, [
+          { line: 1151, column: "reference", message: "this kind and reference are named on line 2 already" },
+          { line: 1152, column: "reference", message: "this kind and reference are named on line 2 already" }
+        ])
+      })
+  )
+
   it.effect("accept resolves a break with the note, who and when; a second resolve is refused", () =>
     Effect.gen(function* () {
       const { day, bytes, userId } = yield* everyKind
