@@ -45,16 +45,13 @@ export function* reportBatches(
     start = end
   }
   const { last, ...summary } = reader.end()
-  if (encodingError !== undefined) {
-    // What follows a byte that is not text cannot be read as lines: the problem ends the file.
-    return withProblems(summary, [encodingError])
-  }
-  pending.push(...last)
+  // What follows a byte that is not text cannot be read as lines: the problem ends the file.
+  if (encodingError === undefined) pending.push(...last)
   while (pending.length > 0) {
     yield pending.slice(0, size)
     pending = pending.slice(size)
   }
-  return summary
+  return encodingError === undefined ? summary : withProblems(summary, [encodingError])
 }
 
 /** The first physical line of the chunk that is not UTF-8: its 0-based index and its first byte. */
