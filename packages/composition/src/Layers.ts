@@ -18,6 +18,7 @@ import * as LedgerStatementPostgres from "@payments-gaming/adapters/postgres/Led
 import * as LedgerUnitOfWork from "@payments-gaming/adapters/postgres/LedgerUnitOfWork"
 import * as NotificationOutboxPostgres from "@payments-gaming/adapters/postgres/NotificationOutboxPostgres"
 import * as PushDeliveryRepository from "@payments-gaming/adapters/postgres/PushDeliveryRepository"
+import * as ReconciliationsPostgres from "@payments-gaming/adapters/postgres/ReconciliationsPostgres"
 import * as SpinRepositoryPg from "@payments-gaming/adapters/postgres/SpinRepository"
 import * as TransfersPostgres from "@payments-gaming/adapters/postgres/TransfersPostgres"
 import * as VirtualAccountsPostgres from "@payments-gaming/adapters/postgres/VirtualAccountsPostgres"
@@ -36,6 +37,7 @@ import { SealService, SealWorker, StatementService } from "@payments-gaming/doma
 import { NotificationDelivery, NotificationsService, NotificationWorker } from "@payments-gaming/domain/notifications"
 import type { PushGateways } from "@payments-gaming/domain/push"
 import { PushService } from "@payments-gaming/domain/push"
+import { ReconciliationService } from "@payments-gaming/domain/reconciliation"
 import { TriviaService } from "@payments-gaming/domain/trivia"
 import {
   layerWheelCaches,
@@ -173,6 +175,19 @@ export const SealsWorker = Layer.fresh(
   SealWorker.layer.pipe(Layer.provide(Seals), Layer.provide(SealSettingsConfig.layerConfig))
 )
 
+// ---- Settlement reconciliation (issue 32) -----------------------------------------------------
+/**
+ * Settlement reconciliation (CONTRACT §7): `ReconciliationService` on PostgreSQL, its store and
+ * the ports a `credit` resolve needs (virtual accounts, uncached: a resolve is rare and must see
+ * the link as it is; the notification outbox). Needs `Ledger`: a credit posts to the one ledger.
+ */
+export const Reconciliation = ReconciliationService.layer.pipe(
+  Layer.provideMerge(
+    Layer.mergeAll(ReconciliationsPostgres.layer, VirtualAccountsPostgres.layer, NotificationOutboxPostgres.layer)
+  )
+)
+// ---- end of settlement reconciliation --------------------------------------------------------
+
 /** Every use case of the service, on one shared ledger. */
 export const UseCases = Layer.mergeAll(
   Banking,
@@ -185,7 +200,8 @@ export const UseCases = Layer.mergeAll(
   // Every instance delivers (NOTIFICATIONS_WORKER=off to stop it); claims keep instances apart.
   NotificationsWorker,
   Seals,
-  SealsWorker
+  SealsWorker,
+  Reconciliation
 ).pipe(Layer.provide(Ledger))
 
 /**
@@ -210,7 +226,8 @@ export const ServedUseCases = Layer.flatMap(UseCases, (context) =>
       TriviaService,
       PushService,
       NotificationsService,
-      SealService
+      SealService,
+      ReconciliationService
     )(context)
   )
 )

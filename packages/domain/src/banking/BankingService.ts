@@ -154,7 +154,7 @@ function makeBankingService() {
      * account, or the transfer, locked) and the rules themselves. `settled` is the outcome stored
      * with the event. A deposit's `posting` is written with the event, atomically (see
      * `WebhookInbox.store`); a transfer's `act` is the work to do once the event is stored. Either
-     * may correct the outcome: a deposit the ledger already holds is "already credited".
+     * may correct the outcome: a deposit the ledger already holds is "already credited by reconciliation".
      */
     interface Plan {
       readonly settled: Applied
@@ -162,7 +162,10 @@ function makeBankingService() {
       readonly act?: Effect.Effect<Applied>
     }
 
-    const alreadyCredited: Applied = { outcome: "processed", reason: "already credited" }
+    // The one way a deposit reaches the ledger before its event is stored is a settlement
+    // reconciliation's `credit` resolve (ReconciliationService), which posts under this same key:
+    // the late webhook is stored with this reason, saying who credited it (docs/operations.md).
+    const alreadyCredited: Applied = { outcome: "processed", reason: "already credited by reconciliation" }
 
     /** A deposit's posting and notification for an event stored already (a replay), in its unit of work. */
     const postDeposit = (posting: NotifiedPosting): Effect.Effect<Applied> =>

@@ -15,6 +15,9 @@ export const MAX_REPORTED_ERRORS = 100
 /** The most lines one report may have (the header not counted). */
 export const MAX_REPORT_LINES = 100_000
 
+/** The largest report taken, in bytes: 10 MiB. The HTTP edge refuses a larger body before reading it. */
+export const MAX_REPORT_BYTES = 10 * 1024 * 1024
+
 /** The longest value a report's field may hold: four times the longest reference. */
 export const MAX_FIELD_LENGTH = 1024
 

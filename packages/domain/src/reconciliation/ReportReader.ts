@@ -10,7 +10,7 @@ import { type LineError, type ReportHeader, type ReportLine, readHeader, readLin
  */
 export interface ReportReader {
   readonly feed: (chunk: string) => ReadonlyArray<ReportLine>
-  readonly end: () => ReportSummary
+  readonly end: () => ReportEnd
 }
 
 export interface ReportSummary {
@@ -20,6 +20,11 @@ export interface ReportSummary {
   readonly errors: ReadonlyArray<LineError>
   /** Problems beyond those listed. */
   readonly moreErrors: number
+}
+
+/** The summary, and the lines the end of the file completed (a last line with no line end). */
+export interface ReportEnd extends ReportSummary {
+  readonly last: ReadonlyArray<ReportLine>
 }
 
 export const makeReportReader = (): ReportReader => {
@@ -74,9 +79,9 @@ export const makeReportReader = (): ReportReader => {
   return {
     feed: (chunk) => take(csv.feed(chunk)),
     end: () => {
-      take(csv.end())
+      const last = take(csv.end())
       if (!headerSeen) problem({ line: 1, column: null, message: "the report is empty: a header line is required" })
-      return { lines, errors, moreErrors }
+      return { lines, errors, moreErrors, last }
     }
   }
 }

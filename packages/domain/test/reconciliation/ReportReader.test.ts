@@ -12,7 +12,9 @@ const readAll = (text: string, size = 7) => {
   for (let at = 0; at < text.length; at += size) {
     for (const line of reader.feed(text.slice(at, at + size))) references.push(`${line.line}:${line.reference}`)
   }
-  return { references, summary: reader.end() }
+  const { last, ...summary } = reader.end()
+  for (const line of last) references.push(`${line.line}:${line.reference}`)
+  return { references, summary }
 }
 
 describe("reading a whole report", () => {
@@ -22,6 +24,12 @@ describe("reading a whole report", () => {
     )
     assert.deepStrictEqual(references, ["2:VA-1", "3:VA,2"])
     assert.deepStrictEqual(summary, { lines: 2, errors: [], moreErrors: 0 })
+  })
+
+  it("returns a last line that has no line end", () => {
+    const { references, summary } = readAll(`${HEADER}\n${credit("VA-1")}\n${credit("VA-2")}`)
+    assert.deepStrictEqual(references, ["2:VA-1", "3:VA-2"])
+    assert.strictEqual(summary.lines, 2)
   })
 
   it("lists the problems of every line, naming the column of a malformed field", () => {
