@@ -13,7 +13,9 @@ WORKDIR /app
 # The manifests first, so that the dependency layer is rebuilt only when they change.
 COPY package.json package-lock.json ./
 COPY packages/domain/package.json packages/domain/
+COPY packages/api/package.json packages/api/
 COPY packages/adapters/package.json packages/adapters/
+COPY packages/composition/package.json packages/composition/
 COPY apps/http/package.json apps/http/
 COPY apps/cli/package.json apps/cli/
 COPY tools/openapi-typegen/package.json tools/openapi-typegen/
