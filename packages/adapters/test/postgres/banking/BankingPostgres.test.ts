@@ -1,8 +1,7 @@
 import { assert, describe, it, layer } from "@effect/vitest"
-import { runMigrations } from "@payments-gaming/adapters/postgres/Migrations"
-import * as PostgresClient from "@payments-gaming/adapters/postgres/PostgresClient"
-import { TestDatabase as BankingDatabase, freshDatabaseUrl } from "@payments-gaming/adapters/test/support/TestDatabase"
+import { TestDatabase as BankingDatabase } from "@payments-gaming/adapters/test/support/TestDatabase"
 import { TEST_SECRETS } from "@payments-gaming/adapters/test/support/TestSecrets"
+import { twoProcesses } from "@payments-gaming/adapters/test/support/TwoProcesses"
 import * as Layers from "@payments-gaming/composition/Layers"
 import { BankingService } from "@payments-gaming/domain/banking"
 import { Ledger } from "@payments-gaming/domain/ledger"
@@ -14,10 +13,8 @@ import {
   receive
 } from "@payments-gaming/domain/test/support/bankingContract"
 import { bytes, credit, unique } from "@payments-gaming/domain/test/support/fixtures"
-import { ConfigProvider, type Context, Effect, Layer, Redacted } from "effect"
-import * as Reactivity from "effect/reactivity/Reactivity"
+import { ConfigProvider, type Context, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
-import { inject } from "vitest"
 
 /** Banking as the server wires it, the ledger and every port reachable. */
 // The statement's ids are keyed from CARD_FINGERPRINT_KEY (StatementIdCipher): the suite's secrets.
@@ -51,27 +48,7 @@ describe("BankingService on PostgreSQL", () => {
   // processes: nothing in memory is shared, so only the database can stop a second credit.
   it.live(
     "50 concurrent deliveries split across two processes sharing one database credit once",
-    () =>
-      Effect.gen(function* () {
-        if (inject("databaseMode") === "pglite") {
-          // The embedded database serves one connection: there is no second process to run.
-          const stack = yield* Layer.build(Live)
-          return yield* concurrentDeliveries([stack, stack])
-        }
-        const url = yield* freshDatabaseUrl.pipe(Effect.provide(Reactivity.layer))
-        const process = () =>
-          OnLedger.pipe(
-            Layer.provideMerge(
-              PostgresClient.layer({ url: Redacted.make(url), dataDir: undefined, maxConnections: 10 })
-            ),
-            Layer.provide(Reactivity.layer),
-            Layer.orDie
-          )
-        const first = yield* Layer.build(process())
-        const second = yield* Layer.build(process())
-        yield* Effect.provide(runMigrations, first)
-        yield* concurrentDeliveries([first, second])
-      }).pipe(Effect.orDie),
+    () => Effect.flatMap(twoProcesses(OnLedger, Live), concurrentDeliveries),
     60_000
   )
 })

@@ -1,8 +1,7 @@
 import { assert, describe, it, layer } from "@effect/vitest"
-import { runMigrations } from "@payments-gaming/adapters/postgres/Migrations"
-import * as PostgresClient from "@payments-gaming/adapters/postgres/PostgresClient"
-import { freshDatabaseUrl, TestDatabase } from "@payments-gaming/adapters/test/support/TestDatabase"
+import { TestDatabase } from "@payments-gaming/adapters/test/support/TestDatabase"
 import { TEST_SECRETS } from "@payments-gaming/adapters/test/support/TestSecrets"
+import { twoProcesses } from "@payments-gaming/adapters/test/support/TwoProcesses"
 import * as Layers from "@payments-gaming/composition/Layers"
 import { cash, receive } from "@payments-gaming/domain/test/support/bankingContract"
 import { fill } from "@payments-gaming/domain/test/support/devicesContract"
@@ -14,10 +13,8 @@ import {
   reconciliationContract,
   resolve
 } from "@payments-gaming/domain/test/support/reconciliationContract"
-import { ConfigProvider, type Context, Effect, Layer, Redacted } from "effect"
-import * as Reactivity from "effect/reactivity/Reactivity"
+import { ConfigProvider, type Context, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
-import { inject } from "vitest"
 
 /** Reconciliation and banking as the server wires them, on one ledger, every port reachable. */
 const OnLedger = Layer.mergeAll(Layers.Reconciliation, Layers.Banking, Layers.Devices).pipe(
@@ -26,7 +23,7 @@ const OnLedger = Layer.mergeAll(Layers.Reconciliation, Layers.Banking, Layers.De
 )
 const Live = OnLedger.pipe(Layer.provideMerge(TestDatabase))
 
-type Process = Context.Context<Layer.Success<typeof Live>>
+type Process = Context.Context<Layer.Success<typeof OnLedger> | SqlClient.SqlClient>
 
 /** One file imported by both processes at once, then one break credited by both at once. */
 const raceAcrossProcesses = ([first, second]: readonly [Process, Process]) =>
@@ -108,27 +105,7 @@ describe("ReconciliationService on PostgreSQL", () => {
   // processes: only the database can make their imports one and their credits one.
   it.live(
     "two processes sharing one database: one file imported by both at once is one reconciliation, and a break credited by both at once credits once",
-    () =>
-      Effect.gen(function* () {
-        if (inject("databaseMode") === "pglite") {
-          // The embedded database serves one connection: there is no second process to run.
-          const stack = yield* Layer.build(Live)
-          return yield* raceAcrossProcesses([stack, stack])
-        }
-        const url = yield* freshDatabaseUrl.pipe(Effect.provide(Reactivity.layer))
-        const process = () =>
-          OnLedger.pipe(
-            Layer.provideMerge(
-              PostgresClient.layer({ url: Redacted.make(url), dataDir: undefined, maxConnections: 10 })
-            ),
-            Layer.provide(Reactivity.layer),
-            Layer.orDie
-          )
-        const first = yield* Layer.build(process())
-        const second = yield* Layer.build(process())
-        yield* Effect.provide(runMigrations, first)
-        yield* raceAcrossProcesses([first, second])
-      }).pipe(Effect.orDie),
+    () => Effect.flatMap(twoProcesses(OnLedger, Live), raceAcrossProcesses),
     60_000
   )
 })
