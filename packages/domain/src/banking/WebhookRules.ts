@@ -22,7 +22,10 @@ const present = (value: string | null | undefined): value is string =>
   value !== null && value !== undefined && value !== ""
 
 /** The receiving account: `virtualAccountNumber`, else `data.virtual_account_number`, else `data.account_number`. */
-export const creditAccountNumber = (payload: CreditPayload): string =>
+export const creditAccountNumber = (payload: {
+  readonly virtualAccountNumber: string | null
+  readonly data: { readonly virtual_account_number: string | null; readonly account_number: string }
+}): string =>
   present(payload.virtualAccountNumber)
     ? payload.virtualAccountNumber
     : present(payload.data.virtual_account_number)

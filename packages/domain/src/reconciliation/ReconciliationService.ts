@@ -1,8 +1,7 @@
 import { BigDecimal, Clock, Context, Effect, Layer, Metric, Option, Result, Schedule } from "effect"
 import type { Outcome } from "../banking/Model.ts"
+import { settlementFacts } from "../banking/SettlementFacts.ts"
 import { VirtualAccounts } from "../banking/VirtualAccounts.ts"
-import { readWebhook } from "../banking/WebhookDecoder.ts"
-import { creditAccountNumber } from "../banking/WebhookRules.ts"
 import { Ledger, Movements, UnitOfWork } from "../ledger/index.ts"
 import { depositKey } from "../ledger/LedgerKeys.ts"
 import { isCurrency, Money } from "../money/index.ts"
@@ -160,19 +159,8 @@ const factsOf = (event: EventForMatching): StoredEventFacts & { readonly date: s
     accountNumber: null,
     date: null
   }
-  const read = readWebhook(event.rawBody)
-  if (Result.isFailure(read) || read.success.kind === "ignored") return blank
-  const decoded = read.success
-  const data = decoded.payload.data
-  return {
-    ...blank,
-    amount: data.amount,
-    settledAmount: data.settled_amount ?? null,
-    currency: data.currency,
-    accountNumber:
-      decoded.kind === "virtualaccount.credit" ? creditAccountNumber(decoded.payload) : data.account_number,
-    date: data.date
-  }
+  const facts = settlementFacts(event.kind, event.rawBody)
+  return facts === undefined ? blank : { ...blank, ...facts }
 }
 
 const ledgerOf = (facts: StoredEventFacts & { readonly outcome: Outcome }): BreakLedger => ({
