@@ -269,25 +269,32 @@ export const layer = Layer.effect(
       yield* scratch
       const keyOf = (kind: string, reference: string) => `${kind}\u0000${reference}`
       const firstInBatch = new Map<string, number>()
-      const fresh: Array<Record<string, unknown>> = []
+      const fresh = { kinds: [] as Array<string>, references: [] as Array<string>, lines: [] as Array<number> }
       for (const { kind, reference, line } of lines) {
         if (firstInBatch.has(keyOf(kind, reference))) continue
         firstInBatch.set(keyOf(kind, reference), line)
-        fresh.push({ import_id: importId, kind, reference, line })
+        fresh.kinds.push(kind)
+        fresh.references.push(reference)
+        fresh.lines.push(line)
       }
-      const inserted = Arr.isReadonlyArrayNonEmpty(fresh)
-        ? yield* sql<{ readonly kind: string; readonly reference: string }>`
-            INSERT INTO reconciliation_names ${sql.insert(fresh)}
+      // As arrays (unnest): one text for every batch, a plan PostgreSQL keeps, four parameters
+      // rather than four per line.
+      const inserted =
+        fresh.kinds.length > 0
+          ? yield* sql<{ readonly kind: string; readonly reference: string }>`
+            INSERT INTO reconciliation_names (import_id, kind, reference, line)
+            SELECT ${importId}::uuid, v.kind, v.reference, v.line
+            FROM unnest(${fresh.kinds}::text[], ${fresh.references}::text[], ${fresh.lines}::int[]) AS v (kind, reference, line)
             ON CONFLICT DO NOTHING RETURNING kind, reference`
-        : []
+          : []
       // The first line of a pair an earlier batch named is that batch's; of the others, this one's.
       const firstLines = new Map(firstInBatch)
-      if (inserted.length < fresh.length) {
+      if (inserted.length < fresh.kinds.length) {
         const added = new Set(inserted.map(({ kind, reference }) => keyOf(kind, reference)))
         const earlier = lines.filter(({ kind, reference }) => !added.has(keyOf(kind, reference)))
         const rows = yield* sql<{ readonly kind: string; readonly reference: string; readonly line: number }>`
           SELECT kind, reference, line FROM reconciliation_names
-          WHERE import_id = ${importId}::uuid AND reference IN ${sql.in([...new Set(earlier.map((one) => one.reference))])}`
+          WHERE import_id = ${importId}::uuid AND reference = ANY(${[...new Set(earlier.map((one) => one.reference))]}::text[])`
         for (const row of rows) {
           const key = keyOf(row.kind, row.reference)
           if (!added.has(key) && firstInBatch.has(key)) firstLines.set(key, row.line)
@@ -299,48 +306,38 @@ export const layer = Layer.effect(
       })
     }, Effect.orDie)
 
-    const named = Effect.fn("Reconciliations.named")(function* (
-      importId: string,
-      keys: ReadonlyArray<{ readonly kind: string; readonly reference: string }>
-    ) {
-      if (keys.length === 0) return []
-      yield* scratch
-      const wanted = new Set(keys.map(({ kind, reference }) => `${kind}\u0000${reference}`))
-      const rows = yield* sql<{ readonly kind: string; readonly reference: string }>`
-        SELECT kind, reference FROM reconciliation_names
-        WHERE import_id = ${importId}::uuid AND reference IN ${sql.in([...new Set(keys.map(({ reference }) => reference))])}`
-      return rows.filter(({ kind, reference }) => wanted.has(`${kind}\u0000${reference}`))
-    }, Effect.orDie)
-
     const storedEvents = Effect.fn("Reconciliations.storedEvents")(function* (
       keys: ReadonlyArray<{ readonly kind: ReportKind; readonly reference: string }>
     ) {
       if (keys.length === 0) return []
-      const wanted = new Set(keys.map(({ kind, reference }) => `${kind}\u0000${reference}`))
-      const kinds = [...new Set(keys.map(({ kind }) => kind))]
-      const references = [...new Set(keys.map(({ reference }) => reference))]
-      // On the (kind, reference) unique index; pairs asked for by neither list are dropped here.
-      const rows = yield* sql`SELECT id, kind, reference, outcome, raw_body, received_at FROM webhook_events
-        WHERE kind IN ${sql.in(kinds)} AND reference IN ${sql.in(references)} AND outcome <> 'conflict'`.pipe(
+      // The exact pairs, as arrays, on the (kind, reference) unique index.
+      return yield* sql`SELECT e.id, e.kind, e.reference, e.outcome, e.raw_body, e.received_at
+        FROM unnest(${keys.map(({ kind }) => kind)}::text[], ${keys.map(({ reference }) => reference)}::text[]) AS k (kind, reference)
+        JOIN webhook_events e ON e.kind = k.kind AND e.reference = k.reference AND e.outcome <> 'conflict'`.pipe(
         Effect.flatMap(decodeEvents)
       )
-      return rows.filter((event) => wanted.has(`${event.kind}\u0000${event.reference}`))
     }, Effect.orDie)
 
-    const appliedEvents = Effect.fn("Reconciliations.appliedEvents")(function* (
-      filter: Parameters<Reconciliations["Service"]["appliedEvents"]>[0]
+    const unnamedAppliedEvents = Effect.fn("Reconciliations.unnamedAppliedEvents")(function* (
+      importId: string,
+      filter: Parameters<Reconciliations["Service"]["unnamedAppliedEvents"]>[1]
     ) {
+      yield* scratch
       const after = filter.after
-      // On webhook_events_outcome_idx (outcome, received_at, id).
+      // On webhook_events_outcome_idx (outcome, received_at, id); the named pairs are left out here,
+      // against the import's own names, so their bodies never leave the database.
+      const unnamed = sql`NOT EXISTS (SELECT 1 FROM reconciliation_names n
+        WHERE n.import_id = ${importId}::uuid AND n.kind = e.kind AND n.reference = e.reference)`
       return yield* (
         after === undefined
-          ? sql`SELECT id, kind, reference, outcome, raw_body, received_at FROM webhook_events
-              WHERE outcome = 'processed' AND received_at >= ${filter.receivedFrom} AND kind <> 'ignored'
-              ORDER BY received_at, id LIMIT ${filter.limit}`
-          : sql`SELECT id, kind, reference, outcome, raw_body, received_at FROM webhook_events
-              WHERE outcome = 'processed' AND received_at >= ${filter.receivedFrom} AND kind <> 'ignored'
-                AND (received_at, id) > (${after.receivedAt}, ${after.id}::uuid)
-              ORDER BY received_at, id LIMIT ${filter.limit}`
+          ? sql`SELECT e.id, e.kind, e.reference, e.outcome, e.raw_body, e.received_at FROM webhook_events e
+              WHERE e.outcome = 'processed' AND e.received_at >= ${filter.receivedFrom} AND e.kind <> 'ignored'
+                AND ${unnamed}
+              ORDER BY e.received_at, e.id LIMIT ${filter.limit}`
+          : sql`SELECT e.id, e.kind, e.reference, e.outcome, e.raw_body, e.received_at FROM webhook_events e
+              WHERE e.outcome = 'processed' AND e.received_at >= ${filter.receivedFrom} AND e.kind <> 'ignored'
+                AND (e.received_at, e.id) > (${after.receivedAt}, ${after.id}::uuid) AND ${unnamed}
+              ORDER BY e.received_at, e.id LIMIT ${filter.limit}`
       ).pipe(Effect.flatMap(decodeEvents))
     }, Effect.orDie)
 
@@ -355,9 +352,8 @@ export const layer = Layer.effect(
       resolve,
       openBreaks,
       nameLines,
-      named,
       storedEvents,
-      appliedEvents
+      unnamedAppliedEvents
     })
   })
 )

@@ -284,17 +284,10 @@ function makeReconciliationService() {
       const receivedFrom = new Date(new Date(`${input.date}T00:00:00Z`).getTime() - RECEIVED_BEFORE_DAY_MS)
       let after: EventForMatching | undefined
       for (;;) {
-        const page = yield* store.appliedEvents({ receivedFrom, after, limit: IMPORT_BATCH })
-        const candidates = page.filter((event) => isApplied(event.outcome) && event.kind !== "ignored")
-        const named = new Set(
-          (yield* store.named(
-            importId,
-            candidates.map(({ kind, reference }) => ({ kind, reference }))
-          )).map(({ kind, reference }) => keyOf(kind, reference))
-        )
+        const page = yield* store.unnamedAppliedEvents(importId, { receivedFrom, after, limit: IMPORT_BATCH })
         const breaks: Array<NewBreak> = []
-        for (const event of candidates) {
-          if (named.has(keyOf(event.kind, event.reference)) || event.kind === "ignored") continue
+        for (const event of page) {
+          if (!isApplied(event.outcome) || event.kind === "ignored") continue
           const facts = factsOf(event)
           if (!fallsOn(facts.date, input.date)) continue
           ordinal++

@@ -95,11 +95,6 @@ export class Reconciliations extends Context.Service<
       importId: string,
       lines: ReadonlyArray<{ readonly kind: ReportKind; readonly reference: string; readonly line: number }>
     ): Effect.Effect<ReadonlyArray<{ readonly line: number; readonly firstLine: number }>>
-    /** Which of these (kind, reference) pairs `nameLines` recorded for `importId`, in this unit of work. */
-    named(
-      importId: string,
-      keys: ReadonlyArray<{ readonly kind: EventKind; readonly reference: string }>
-    ): Effect.Effect<ReadonlyArray<{ readonly kind: string; readonly reference: string }>>
     /**
      * The stored events (never the `conflict` redeliveries) of these (kind, reference) pairs, at
      * most one per pair; pairs with none are left out. A caller asks for a batch at a time.
@@ -108,14 +103,19 @@ export class Reconciliations extends Context.Service<
       keys: ReadonlyArray<{ readonly kind: ReportKind; readonly reference: string }>
     ): Effect.Effect<ReadonlyArray<EventForMatching>>
     /**
-     * Applied (`processed`) credit and transfer events received at or after `receivedFrom`, oldest
-     * first (receivedAt, then id) strictly after `after`, `limit` at a time: the candidates for
-     * `missing_in_report`, read on the inbox's (outcome, received_at, id) index.
+     * Applied (`processed`) credit and transfer events received at or after `receivedFrom` whose
+     * (kind, reference) `nameLines` did not record for `importId` in this unit of work, oldest first
+     * (receivedAt, then id) strictly after `after`, `limit` at a time: the candidates for
+     * `missing_in_report`. The store leaves the named ones out itself, so the bodies of the events a
+     * report names (nearly all of them) are never read twice.
      */
-    appliedEvents(filter: {
-      readonly receivedFrom: Date
-      readonly after?: { readonly receivedAt: Date; readonly id: string } | undefined
-      readonly limit: number
-    }): Effect.Effect<ReadonlyArray<EventForMatching>>
+    unnamedAppliedEvents(
+      importId: string,
+      filter: {
+        readonly receivedFrom: Date
+        readonly after?: { readonly receivedAt: Date; readonly id: string } | undefined
+        readonly limit: number
+      }
+    ): Effect.Effect<ReadonlyArray<EventForMatching>>
   }
 >()("@payments-gaming/domain/reconciliation/Reconciliations") {}

@@ -143,10 +143,6 @@ export const layerMemoryReconciliations = Layer.effect(
             return again
           })
         ),
-      named: (importId, keys) =>
-        db.atomically(
-          Effect.sync(() => keys.filter(({ kind, reference }) => names.has(nameKey(importId, kind, reference))))
-        ),
       storedEvents: (keys) =>
         db.atomically(
           Effect.sync(() => {
@@ -156,7 +152,7 @@ export const layerMemoryReconciliations = Layer.effect(
               .filter((event) => event.outcome !== "conflict" && wanted.has(`${event.kind}\u0000${event.reference}`))
           })
         ),
-      appliedEvents: ({ receivedFrom, after, limit }) =>
+      unnamedAppliedEvents: (importId, { receivedFrom, after, limit }) =>
         db.atomically(
           Effect.sync(() => {
             const order = (a: WebhookEvent, b: { readonly receivedAt: Date; readonly id: string }) =>
@@ -167,6 +163,7 @@ export const layerMemoryReconciliations = Layer.effect(
                 (event) =>
                   event.outcome === "processed" &&
                   event.kind !== "ignored" &&
+                  !names.has(nameKey(importId, event.kind, event.reference)) &&
                   event.receivedAt.getTime() >= receivedFrom.getTime() &&
                   (after === undefined || order(event, after) > 0)
               )
