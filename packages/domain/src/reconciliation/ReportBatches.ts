@@ -1,3 +1,4 @@
+import { strictUtf8KeepingBom } from "../text/Utf8.ts"
 import { MAX_REPORTED_ERRORS } from "./Model.ts"
 import type { LineError, ReportLine } from "./ReportLine.ts"
 import { makeReportReader, type ReportSummary } from "./ReportReader.ts"
@@ -18,7 +19,8 @@ export function* reportBatches(
   size: number
 ): Generator<ReadonlyArray<ReportLine>, ReportSummary, void> {
   const reader = makeReportReader()
-  const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true })
+  // TextDecoder is declared once, in text/Utf8.ts: the domain compiles without DOM or Node typings.
+  const decoder = strictUtf8KeepingBom
   let pending: Array<ReportLine> = []
   let encodingError: LineError | undefined
   let physicalLine = 1
