@@ -175,7 +175,6 @@ export const SealsWorker = Layer.fresh(
   SealWorker.layer.pipe(Layer.provide(Seals), Layer.provide(SealSettingsConfig.layerConfig))
 )
 
-// ---- Settlement reconciliation (issue 32) -----------------------------------------------------
 /**
  * Settlement reconciliation (CONTRACT §7): `ReconciliationService` on PostgreSQL, its store and
  * the ports a `credit` resolve needs (virtual accounts, uncached: a resolve is rare and must see
@@ -186,7 +185,6 @@ export const Reconciliation = ReconciliationService.layer.pipe(
     Layer.mergeAll(ReconciliationsPostgres.layer, VirtualAccountsPostgres.layer, NotificationOutboxPostgres.layer)
   )
 )
-// ---- end of settlement reconciliation --------------------------------------------------------
 
 /** Every use case of the service, on one shared ledger. */
 export const UseCases = Layer.mergeAll(
