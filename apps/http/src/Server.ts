@@ -24,6 +24,7 @@ import { NotificationsHandlers } from "./notifications/NotificationsHandlers.ts"
 import { PushHandlers } from "./push/PushHandlers.ts"
 import * as Ready from "./Ready.ts"
 import * as ResponseTime from "./ResponseTime.ts"
+import { ReconciliationsHandlers } from "./reconciliation/ReconciliationsHandlers.ts"
 import * as ServiceRoutes from "./ServiceRoutes.ts"
 import * as DocsRoute from "./system/DocsRoute.ts"
 import { SystemHandlers } from "./system/SystemHandlers.ts"
@@ -43,7 +44,8 @@ const ApiRoutes = HttpApiBuilder.layer(Api).pipe(
     CardsHandlers,
     DevicesHandlers,
     NotificationsHandlers,
-    LedgerSealsHandlers
+    LedgerSealsHandlers,
+    ReconciliationsHandlers
   ]),
   Layer.provide([
     RoutePolicies.layer,

@@ -12,6 +12,7 @@ import { NotificationsApi } from "./notifications/NotificationsApi.ts"
 import { completeDocument } from "./OpenApiDocument.ts"
 import { documentCommonResponses } from "./OpenApiResponses.ts"
 import { PushApi } from "./push/PushApi.ts"
+import { ReconciliationsApi } from "./reconciliation/ReconciliationsApi.ts"
 import { SystemApi } from "./system/SystemApi.ts"
 import { TriviaApi } from "./trivia/TriviaApi.ts"
 import { WheelApi } from "./wheel/WheelApi.ts"
@@ -30,6 +31,7 @@ const Routes = HttpApi.make("payments-gaming")
   .add(DevicesApi)
   .add(NotificationsApi)
   .add(LedgerSealsApi)
+  .add(ReconciliationsApi)
   .middleware(SchemaErrors)
   // A body no field may hold is refused before authentication and decoding.
   .middleware(BodyGuard)

@@ -23,6 +23,15 @@ export class Unauthorized extends Schema.Error<Unauthorized>("Unauthorized")(err
 export class Forbidden extends Schema.Error<Forbidden>("Forbidden")(errorEnvelope(403), { httpApiStatus: 403 }) {}
 export class NotFound extends Schema.Error<NotFound>("NotFound")(errorEnvelope(404), { httpApiStatus: 404 }) {}
 export class Conflict extends Schema.Error<Conflict>("Conflict")(errorEnvelope(409), { httpApiStatus: 409 }) {}
+/** A body over the route's limit: 256 KiB for JSON, 10 MiB for a settlement report (CONTRACT §2, §7). */
+export class PayloadTooLarge extends Schema.Error<PayloadTooLarge>("PayloadTooLarge")(errorEnvelope(413), {
+  httpApiStatus: 413
+}) {}
+/** A body in a media type the route does not read. */
+export class UnsupportedMediaType extends Schema.Error<UnsupportedMediaType>("UnsupportedMediaType")(
+  errorEnvelope(415),
+  { httpApiStatus: 415 }
+) {}
 export class ServiceUnavailable extends Schema.Error<ServiceUnavailable>("ServiceUnavailable")(errorEnvelope(503), {
   httpApiStatus: 503
 }) {}
@@ -42,4 +51,6 @@ export const unauthorized = (message: string) => new Unauthorized(fields(401, me
 export const forbidden = (message: string) => new Forbidden(fields(403, message))
 export const notFound = (message: string) => new NotFound(fields(404, message))
 export const conflict = (message: string) => new Conflict(fields(409, message))
+export const payloadTooLarge = (message: string) => new PayloadTooLarge(fields(413, message))
+export const unsupportedMediaType = (message: string) => new UnsupportedMediaType(fields(415, message))
 export const serviceUnavailable = (message: string) => new ServiceUnavailable(fields(503, message))

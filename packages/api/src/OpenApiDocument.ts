@@ -80,13 +80,18 @@ const collapseSingleBranches = (value: unknown): unknown => {
   return result
 }
 
+/**
+ * `content` with the recorded example under its media type: JSON, or the one other type a body is
+ * declared in (a settlement report's `text/csv`, whose example is the file's text).
+ */
 const withExample = (content: Json | undefined, example: unknown): Json | undefined => {
-  const json = content?.["application/json"]
-  return json === undefined || example === undefined
+  const type = content?.["application/json"] !== undefined ? "application/json" : Object.keys(content ?? {})[0]
+  const media = type === undefined ? undefined : content?.[type]
+  return type === undefined || media === undefined || example === undefined
     ? content
     : {
         ...content,
-        "application/json": { ...json, examples: { recorded: { summary: "As the service answered", value: example } } }
+        [type]: { ...media, examples: { recorded: { summary: "As the service answered", value: example } } }
       }
 }
 

@@ -28,3 +28,9 @@ export const Header = {
   /** Makes a spin repeatable: the same key returns the first result. */
   idempotencyKey: "Idempotency-Key"
 } as const
+
+/** Settlement reconciliations (CONTRACT §7): import a report, list them, their breaks, resolve one. */
+export const RECONCILIATIONS_PATH = "/v1/admin/reconciliations"
+
+/** The media type of a settlement report's body. */
+export const REPORT_MEDIA_TYPE = "text/csv"
