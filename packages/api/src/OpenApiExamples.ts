@@ -792,5 +792,191 @@ export const EXAMPLES: Record<string, OperationExample> = {
         data: []
       }
     }
+  },
+  "reconciliations.import": {
+    request:
+      "reference,kind,amount,fee,settled_amount,currency,account_number,settled_at\nVA-20261121-0001,virtualaccount.credit,5000.75,50.25,4950.50,NGN,9900112233,2026-11-21T18:30:12Z\nVA-20261121-0002,virtualaccount.credit,2000.00,20.00,1980.00,NGN,9900112233,2026-11-21T19:02:45Z\n",
+    responses: {
+      201: {
+        timestamp: "1795846562160",
+        status: 201,
+        success: true,
+        message: "Reconciliation imported",
+        data: {
+          id: "36359400-409d-492e-970f-d649e2ee3c20",
+          date: "2026-11-21",
+          importedAt: "2026-11-28T06:16:02.125Z",
+          sha256: "498feb23fe92f7d82751c38550b85650db88e56917c0c5072fb5af3c130ed699",
+          lines: 2,
+          matched: 1,
+          breaks: {
+            open: 1,
+            resolved: 0,
+            byKind: {
+              missing_in_ledger: 1,
+              missing_in_report: 0,
+              amount_mismatch: 0,
+              status_mismatch: 0
+            }
+          }
+        }
+      },
+      200: {
+        timestamp: "1795846562170",
+        status: 200,
+        success: true,
+        message: "Reconciliation already imported",
+        data: {
+          id: "36359400-409d-492e-970f-d649e2ee3c20",
+          date: "2026-11-21",
+          importedAt: "2026-11-28T06:16:02.125Z",
+          sha256: "498feb23fe92f7d82751c38550b85650db88e56917c0c5072fb5af3c130ed699",
+          lines: 2,
+          matched: 1,
+          breaks: {
+            open: 1,
+            resolved: 0,
+            byKind: {
+              missing_in_ledger: 1,
+              missing_in_report: 0,
+              amount_mismatch: 0,
+              status_mismatch: 0
+            }
+          }
+        }
+      }
+    }
+  },
+  "reconciliations.list": {
+    responses: {
+      200: {
+        timestamp: "1795846562180",
+        status: 200,
+        success: true,
+        message: "Reconciliations fetched",
+        data: {
+          items: [
+            {
+              id: "36359400-409d-492e-970f-d649e2ee3c20",
+              date: "2026-11-21",
+              importedAt: "2026-11-28T06:16:02.125Z",
+              sha256: "498feb23fe92f7d82751c38550b85650db88e56917c0c5072fb5af3c130ed699",
+              lines: 2,
+              matched: 1,
+              breaks: {
+                open: 1,
+                resolved: 0,
+                byKind: {
+                  missing_in_ledger: 1,
+                  missing_in_report: 0,
+                  amount_mismatch: 0,
+                  status_mismatch: 0
+                }
+              }
+            }
+          ],
+          nextCursor: null
+        }
+      }
+    }
+  },
+  "reconciliations.get": {
+    responses: {
+      200: {
+        timestamp: "1795846562190",
+        status: 200,
+        success: true,
+        message: "Reconciliation fetched",
+        data: {
+          id: "36359400-409d-492e-970f-d649e2ee3c20",
+          date: "2026-11-21",
+          importedAt: "2026-11-28T06:16:02.125Z",
+          sha256: "498feb23fe92f7d82751c38550b85650db88e56917c0c5072fb5af3c130ed699",
+          lines: 2,
+          matched: 1,
+          breaks: {
+            open: 1,
+            resolved: 0,
+            byKind: {
+              missing_in_ledger: 1,
+              missing_in_report: 0,
+              amount_mismatch: 0,
+              status_mismatch: 0
+            }
+          }
+        }
+      }
+    }
+  },
+  "reconciliations.breaks": {
+    responses: {
+      200: {
+        timestamp: "1795846562199",
+        status: 200,
+        success: true,
+        message: "Breaks fetched",
+        data: {
+          items: [
+            {
+              id: "9c013b3f-4bc5-4050-8113-b14177b9c4bd",
+              kind: "missing_in_ledger",
+              reference: "VA-20261121-0002",
+              eventKind: "virtualaccount.credit",
+              status: "open",
+              report: {
+                line: 3,
+                amount: "2000.00",
+                fee: "20.00",
+                settledAmount: "1980.00",
+                currency: "NGN",
+                accountNumber: "9900112233",
+                settledAt: "2026-11-21T19:02:45.000Z"
+              },
+              ledger: null,
+              resolution: null
+            }
+          ],
+          nextCursor: null
+        }
+      }
+    }
+  },
+  "reconciliations.resolve": {
+    request: {
+      action: "credit",
+      note: "Deposit lost in the provider's outage of 21 Nov; credited from the settlement report"
+    },
+    responses: {
+      200: {
+        timestamp: "1795846562217",
+        status: 200,
+        success: true,
+        message: "Break resolved (credit)",
+        data: {
+          id: "9c013b3f-4bc5-4050-8113-b14177b9c4bd",
+          kind: "missing_in_ledger",
+          reference: "VA-20261121-0002",
+          eventKind: "virtualaccount.credit",
+          status: "resolved",
+          report: {
+            line: 3,
+            amount: "2000.00",
+            fee: "20.00",
+            settledAmount: "1980.00",
+            currency: "NGN",
+            accountNumber: "9900112233",
+            settledAt: "2026-11-21T19:02:45.000Z"
+          },
+          ledger: null,
+          resolution: {
+            action: "credit",
+            note: "Deposit lost in the provider's outage of 21 Nov; credited from the settlement report",
+            resolvedAt: "2026-11-28T06:16:02.213Z",
+            resolvedBy: "ops-ada",
+            transactionId: "virtualaccount.credit:VA-20261121-0002"
+          }
+        }
+      }
+    }
   }
 }

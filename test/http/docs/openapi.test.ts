@@ -4,6 +4,7 @@ import { join } from "node:path"
 import { assert, describe } from "@effect/vitest"
 import { Api } from "@payments-gaming/api/Api"
 import { EXAMPLES } from "@payments-gaming/api/OpenApiExamples"
+import { RECONCILIATIONS_PATH } from "@payments-gaming/api/Paths"
 import { Effect, Result, Schema } from "effect"
 import { HttpApi } from "effect/http-api"
 import { runNode } from "../../support/NodeProcess.ts"
@@ -40,6 +41,8 @@ const endpoints = () => {
   const found: Array<{
     id: string
     payload: ReadonlyArray<Schema.Top>
+    /** The body is not JSON (a settlement report's text/csv): its example is the body's text. */
+    textPayload: boolean
     successes: ReadonlyMap<number, ReadonlyArray<Schema.Top>>
   }> = []
   HttpApi.reflect(Api, {
@@ -49,6 +52,7 @@ const endpoints = () => {
       found.push({
         id: `${group.identifier}.${endpoint.identifier}`,
         payload: json === undefined ? [] : json.schemas,
+        textPayload: json === undefined && endpoint.payload.size > 0,
         successes
       })
     }
@@ -139,10 +143,9 @@ describe("the OpenAPI document", () => {
           assert.isNotEmpty(operation.summary, where)
           assert.isNotEmpty(operation.description, where)
           if (operation.requestBody !== undefined) {
-            assert.isDefined(
-              operation.requestBody.content["application/json"].examples?.recorded?.value,
-              `${where} request`
-            )
+            // JSON, or the one media type the body is declared in (a settlement report's text/csv).
+            const [media] = Object.values<Json>(operation.requestBody.content)
+            assert.isDefined(media?.examples?.recorded?.value, `${where} request`)
           }
           for (const [status, response] of Object.entries<Json>(operation.responses)) {
             assert.isDefined(response.headers?.["X-Request-Id"], `${where} ${status} X-Request-Id`)
@@ -208,9 +211,11 @@ describe("the OpenAPI document", () => {
           all.map((endpoint) => endpoint.id).sort(),
           "one recorded example per endpoint in apps/http/src/OpenApiExamples.ts (a real request's body and answers)"
         )
-        for (const { id, payload, successes } of all) {
+        for (const { id, payload, textPayload, successes } of all) {
           const example = EXAMPLES[id]!
-          if (payload.length > 0) {
+          if (textPayload) {
+            assert.isString(example.request, `${id} request is the body's text`)
+          } else if (payload.length > 0) {
             assert.isUndefined(decodesWithOne(payload, example.request), `${id} request`)
           } else {
             assert.isUndefined(example.request, `${id} takes no body`)
@@ -233,6 +238,21 @@ describe("the OpenAPI document", () => {
         const delivered = yield* deliverWebhook(JSON.stringify(webhook.request))
         assert.strictEqual(delivered.status, 200, delivered.text)
         assert.deepStrictEqual(delivered.json, webhook.responses[200])
+
+        // The settlement report's example, imported for its day: the answer has the example's shape.
+        const report = EXAMPLES["reconciliations.import"]!
+        const imported = yield* request(`${RECONCILIATIONS_PATH}?date=${(report.responses[201] as Json).data.date}`, {
+          method: "POST",
+          token: yield* tokenFor("openapi-example-admin", ["admin"]),
+          rawBody: report.request as string,
+          headers: { "content-type": "text/csv" }
+        })
+        assert.strictEqual(imported.status, 201, imported.text)
+        assert.deepStrictEqual(
+          Object.keys(imported.json.data).sort(),
+          Object.keys((report.responses[201] as Json).data).sort()
+        )
+        assert.strictEqual(imported.json.data.sha256, (report.responses[201] as Json).data.sha256)
 
         const wallet = yield* request("/v1/wallet", { token: yield* tokenFor("openapi-example-user") })
         assert.strictEqual(wallet.status, 200)

@@ -604,23 +604,94 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/reconciliations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Imported reconciliations, newest first, with their counts of lines, matches and breaks
+         * @description Newest first (by importedAt, then id). Pass the page's `nextCursor` back as `cursor` for the next page; it is null on the last page. A cursor is a position, not an offset. `breaks.open` and `breaks.resolved` are as they are now; the other counts are the import's.
+         */
+        get: operations["reconciliations.list"];
+        put?: never;
+        /**
+         * Import a day's settlement report (201 new, 200 the same bytes for the same date again, 400 a bad file listing its lines)
+         * @description `date` (`YYYY-MM-DD`, UTC) is the settlement day the report covers. The report is CSV (UTF-8, a leading BOM ignored, RFC 4180 quoting, LF or CRLF, one header row; header names trimmed and matched case-insensitively, any column order, unknown columns ignored) with the columns `reference`, `kind` (`virtualaccount.credit`, `transfer.success`, `transfer.failed`), `amount`, `fee` and `settled_amount` and `account_number` (required on credit lines), `currency` and `settled_at` (ISO 8601 UTC ending in `Z`). Up to 10 MiB and 100,000 lines; the 256 KiB limit of JSON bodies does not apply. Each line is matched with the stored event of its kind and reference: `matched`, or a break `amount_mismatch`, `status_mismatch` or `missing_in_ledger`; applied events dated on `date` that no line names are `missing_in_report` breaks. A header or line that breaks the format, or a (kind, reference) named twice: 400 with `errors: [{ line, column, message }]` (the header is line 1; at most 100, the message gives the total), and nothing is stored. `date` missing or not a calendar date: 400. A body that is not `text/csv`: 415; over 10 MiB: 413. The same bytes for the same date again answer 200 with the first reconciliation, even at the same moment. `sha256` is the lowercase hex SHA-256 of the body.
+         */
+        post: operations["reconciliations.import"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/reconciliations/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One reconciliation (404 unknown id, 400 an id that is not a UUID)
+         * @description Its counts: lines, matched, and breaks open, resolved and by kind.
+         */
+        get: operations["reconciliations.get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/reconciliations/{id}/breaks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A reconciliation's breaks, filtered by kind and status (open or resolved)
+         * @description Breaks are listed in the report's order (by line), then the `missing_in_report` breaks in the order the events were received, not newest first: every break of a reconciliation comes from one import, so they have no age between them, and the report's order is the one an operator checks them against the file in. Pass the page's `nextCursor` back as `cursor` for the next page; it is null on the last page. A cursor is a position, not an offset. A break carries the report's line (`report`, null for `missing_in_report`), the stored event as it was at the import (`ledger`, null for `missing_in_ledger`) and its `resolution`.
+         */
+        get: operations["reconciliations.breaks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/reconciliations/{id}/breaks/{breakId}/resolve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resolve an open break: `accept` it with a note, or `credit` a missing deposit (409 resolved already)
+         * @description `note` is 1 to 500 characters; `resolution.resolvedBy` is the caller's token `sub`. `accept` moves no money. `credit`, only for an open `missing_in_ledger` break of a `virtualaccount.credit` line, credits the owner of the line's `account_number` with its `settled_amount` under the same ledger idempotency key a webhook of that reference uses (`resolution.transactionId`): that webhook arriving later answers 200 and credits nothing. The account unknown or linked in another currency, an event of the reference received since the import, or any other break: 409, nothing changes and the break stays open. Two resolves of one break at once resolve it once.
+         */
+        post: operations["reconciliations.resolve"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
-        BadRequestEncoded: {
-            timestamp: string;
-            /** @enum {number} */
-            status: 400;
-            /** @enum {boolean} */
-            success: false;
-            message: string;
-            data: null;
-            errors?: {
-                path: string;
-                message: string;
-            }[] | null;
-        };
         UnauthorizedEncoded: {
             timestamp: string;
             /** @enum {number} */
@@ -647,6 +718,19 @@ export interface components {
                 message: string;
             }[] | null;
         };
+        ConflictEncoded: {
+            timestamp: string;
+            /** @enum {number} */
+            status: 409;
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            data: null;
+            errors?: {
+                path: string;
+                message: string;
+            }[] | null;
+        };
         NotFoundEncoded: {
             timestamp: string;
             /** @enum {number} */
@@ -660,19 +744,10 @@ export interface components {
                 message: string;
             }[] | null;
         };
-        DeviceView: {
-            /** Format: uuid */
-            deviceId: string;
-            /** @enum {string} */
-            tokenType: "FCM" | "APNS";
-            tokenLast8: string;
-            platform: string | null;
-            createdAt: string;
-        };
-        ConflictEncoded: {
+        BadRequestEncoded: {
             timestamp: string;
             /** @enum {number} */
-            status: 409;
+            status: 400;
             /** @enum {boolean} */
             success: false;
             message: string;
@@ -681,6 +756,55 @@ export interface components {
                 path: string;
                 message: string;
             }[] | null;
+        };
+        UnsupportedMediaTypeEncoded: {
+            timestamp: string;
+            /** @enum {number} */
+            status: 415;
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            data: null;
+            errors?: {
+                path: string;
+                message: string;
+            }[] | null;
+        };
+        PayloadTooLargeEncoded: {
+            timestamp: string;
+            /** @enum {number} */
+            status: 413;
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            data: null;
+            errors?: {
+                path: string;
+                message: string;
+            }[] | null;
+        };
+        ReportRefusedEncoded: {
+            timestamp: string;
+            /** @enum {number} */
+            status: 400;
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            data: null;
+            errors: {
+                line: number;
+                column: string | null;
+                message: string;
+            }[];
+        };
+        DeviceView: {
+            /** Format: uuid */
+            deviceId: string;
+            /** @enum {string} */
+            tokenType: "FCM" | "APNS";
+            tokenLast8: string;
+            platform: string | null;
+            createdAt: string;
         };
         RegisterDeviceRequest: {
             /** @enum {string} */
@@ -4831,6 +4955,776 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["NotFoundEncoded"];
+                };
+            };
+            /** @description Too Many Requests: over the per-address or per-user limit; `Retry-After` gives the seconds to wait */
+            429: {
+                headers: {
+                    /** @description The request's `X-Request-Id` when it was sane (`[A-Za-z0-9._:-]{1,64}`), else one generated for it; on every log line of the request. */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal Server Error: an unexpected failure (logged with the request id; the message is generic) */
+            500: {
+                headers: {
+                    /** @description The request's `X-Request-Id` when it was sane (`[A-Za-z0-9._:-]{1,64}`), else one generated for it; on every log line of the request. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Service Unavailable: the database is unreachable or gave up on the request's statement (a row held by another session for 2 s, a statement over 10 s), or no answer within the 15 s request deadline; `Retry-After` gives the seconds to wait (on /readyz: the database is not reachable, no `Retry-After`) */
+            503: {
+                headers: {
+                    /** @description The request's `X-Request-Id` when it was sane (`[A-Za-z0-9._:-]{1,64}`), else one generated for it; on every log line of the request. */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    "reconciliations.list": {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description The request's `X-Request-Id` when it was sane (`[A-Za-z0-9._:-]{1,64}`), else one generated for it; on every log line of the request. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        timestamp: string;
+                        status: number;
+                        success: boolean;
+                        message: string;
+                        data: {
+                            items: {
+                                id: string;
+                                date: string;
+                                importedAt: string;
+                                sha256: string;
+                                lines: number;
+                                matched: number;
+                                breaks: {
+                                    open: number;
+                                    resolved: number;
+                                    byKind: {
+                                        missing_in_ledger: number;
+                                        missing_in_report: number;
+                                        amount_mismatch: number;
+                                        status_mismatch: number;
+                                    };
+                                };
+                            }[];
+                            /** @description Pass as `cursor` for the next page; null on the last page */
+                            nextCursor: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description BadRequest */
+            400: {
+                headers: {
+                    /** @description The request's `X-Request-Id` when it was sane (`[A-Za-z0-9._:-]{1,64}`), else one generated for it; on every log line of the request. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequestEncoded"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    /** @description The request's `X-Request-Id` when it was sane (`[A-Za-z0-9._:-]{1,64}`), else one generated for it; on every log line of the request. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedEncoded"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    /** @description The request's `X-Request-Id` when it was sane (`[A-Za-z0-9._:-]{1,64}`), else one generated for it; on every log line of the request. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenEncoded"];
+                };
+            };
+            /** @description Too Many Requests: over the per-address or per-user limit; `Retry-After` gives the seconds to wait */
+            429: {
+                headers: {
+                    /** @description The request's `X-Request-Id` when it was sane (`[A-Za-z0-9._:-]{1,64}`), else one generated for it; on every log line of the request. */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal Server Error: an unexpected failure (logged with the request id; the message is generic) */
+            500: {
+                headers: {
+                    /** @description The request's `X-Request-Id` when it was sane (`[A-Za-z0-9._:-]{1,64}`), else one generated for it; on every log line of the request. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Service Unavailable: the database is unreachable or gave up on the request's statement (a row held by another session for 2 s, a statement over 10 s), or no answer within the 15 s request deadline; `Retry-After` gives the seconds to wait (on /readyz: the database is not reachable, no `Retry-After`) */
+            503: {
+                headers: {
+                    /** @description The request's `X-Request-Id` when it was sane (`[A-Za-z0-9._:-]{1,64}`), else one generated for it; on every log line of the request. */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    "reconciliations.import": {
+        parameters: {
+            query: {
+                date: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "text/csv": string;
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description The request's `X-Request-Id` when it was sane (`[A-Za-z0-9._:-]{1,64}`), else one generated for it; on every log line of the request. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        timestamp: string;
+                        status: number;
+                        success: boolean;
+                        message: string;
+                        data: {
+                            id: string;
+                            date: string;
+                            importedAt: string;
+                            sha256: string;
+                            lines: number;
+                            matched: number;
+                            breaks: {
+                                open: number;
+                                resolved: number;
+                                byKind: {
+                                    missing_in_ledger: number;
+                                    missing_in_report: number;
+                                    amount_mismatch: number;
+                                    status_mismatch: number;
+                                };
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Success */
+            201: {
+                headers: {
+                    /** @description The request's `X-Request-Id` when it was sane (`[A-Za-z0-9._:-]{1,64}`), else one generated for it; on every log line of the request. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        timestamp: string;
+                        status: number;
+                        success: boolean;
+                        message: string;
+                        data: {
+                            id: string;
+                            date: string;
+                            importedAt: string;
+                            sha256: string;
+                            lines: number;
+                            matched: number;
+                            breaks: {
+                                open: number;
+                                resolved: number;
+                                byKind: {
+                                    missing_in_ledger: number;
+                                    missing_in_report: number;
+                                    amount_mismatch: number;
+                                    status_mismatch: number;
+                                };
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description BadRequest | ReportRefused */
+            400: {
+                headers: {
+                    /** @description The request's `X-Request-Id` when it was sane (`[A-Za-z0-9._:-]{1,64}`), else one generated for it; on every log line of the request. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequestEncoded"] | components["schemas"]["ReportRefusedEncoded"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    /** @description The request's `X-Request-Id` when it was sane (`[A-Za-z0-9._:-]{1,64}`), else one generated for it; on every log line of the request. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedEncoded"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    /** @description The request's `X-Request-Id` when it was sane (`[A-Za-z0-9._:-]{1,64}`), else one generated for it; on every log line of the request. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenEncoded"];
+                };
+            };
+            /** @description PayloadTooLarge */
+            413: {
+                headers: {
+                    /** @description The request's `X-Request-Id` when it was sane (`[A-Za-z0-9._:-]{1,64}`), else one generated for it; on every log line of the request. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeEncoded"];
+                };
+            };
+            /** @description UnsupportedMediaType */
+            415: {
+                headers: {
+                    /** @description The request's `X-Request-Id` when it was sane (`[A-Za-z0-9._:-]{1,64}`), else one generated for it; on every log line of the request. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeEncoded"];
+                };
+            };
+            /** @description Too Many Requests: over the per-address or per-user limit; `Retry-After` gives the seconds to wait */
+            429: {
+                headers: {
+                    /** @description The request's `X-Request-Id` when it was sane (`[A-Za-z0-9._:-]{1,64}`), else one generated for it; on every log line of the request. */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal Server Error: an unexpected failure (logged with the request id; the message is generic) */
+            500: {
+                headers: {
+                    /** @description The request's `X-Request-Id` when it was sane (`[A-Za-z0-9._:-]{1,64}`), else one generated for it; on every log line of the request. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Service Unavailable: the database is unreachable or gave up on the request's statement (a row held by another session for 2 s, a statement over 10 s), or no answer within the 15 s request deadline; `Retry-After` gives the seconds to wait (on /readyz: the database is not reachable, no `Retry-After`) */
+            503: {
+                headers: {
+                    /** @description The request's `X-Request-Id` when it was sane (`[A-Za-z0-9._:-]{1,64}`), else one generated for it; on every log line of the request. */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    "reconciliations.get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description The request's `X-Request-Id` when it was sane (`[A-Za-z0-9._:-]{1,64}`), else one generated for it; on every log line of the request. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        timestamp: string;
+                        status: number;
+                        success: boolean;
+                        message: string;
+                        data: {
+                            id: string;
+                            date: string;
+                            importedAt: string;
+                            sha256: string;
+                            lines: number;
+                            matched: number;
+                            breaks: {
+                                open: number;
+                                resolved: number;
+                                byKind: {
+                                    missing_in_ledger: number;
+                                    missing_in_report: number;
+                                    amount_mismatch: number;
+                                    status_mismatch: number;
+                                };
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description BadRequest */
+            400: {
+                headers: {
+                    /** @description The request's `X-Request-Id` when it was sane (`[A-Za-z0-9._:-]{1,64}`), else one generated for it; on every log line of the request. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequestEncoded"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    /** @description The request's `X-Request-Id` when it was sane (`[A-Za-z0-9._:-]{1,64}`), else one generated for it; on every log line of the request. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedEncoded"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    /** @description The request's `X-Request-Id` when it was sane (`[A-Za-z0-9._:-]{1,64}`), else one generated for it; on every log line of the request. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenEncoded"];
+                };
+            };
+            /** @description NotFound */
+            404: {
+                headers: {
+                    /** @description The request's `X-Request-Id` when it was sane (`[A-Za-z0-9._:-]{1,64}`), else one generated for it; on every log line of the request. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundEncoded"];
+                };
+            };
+            /** @description Too Many Requests: over the per-address or per-user limit; `Retry-After` gives the seconds to wait */
+            429: {
+                headers: {
+                    /** @description The request's `X-Request-Id` when it was sane (`[A-Za-z0-9._:-]{1,64}`), else one generated for it; on every log line of the request. */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal Server Error: an unexpected failure (logged with the request id; the message is generic) */
+            500: {
+                headers: {
+                    /** @description The request's `X-Request-Id` when it was sane (`[A-Za-z0-9._:-]{1,64}`), else one generated for it; on every log line of the request. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Service Unavailable: the database is unreachable or gave up on the request's statement (a row held by another session for 2 s, a statement over 10 s), or no answer within the 15 s request deadline; `Retry-After` gives the seconds to wait (on /readyz: the database is not reachable, no `Retry-After`) */
+            503: {
+                headers: {
+                    /** @description The request's `X-Request-Id` when it was sane (`[A-Za-z0-9._:-]{1,64}`), else one generated for it; on every log line of the request. */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    "reconciliations.breaks": {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+                kind?: "missing_in_ledger" | "missing_in_report" | "amount_mismatch" | "status_mismatch";
+                status?: "open" | "resolved";
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description The request's `X-Request-Id` when it was sane (`[A-Za-z0-9._:-]{1,64}`), else one generated for it; on every log line of the request. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        timestamp: string;
+                        status: number;
+                        success: boolean;
+                        message: string;
+                        data: {
+                            items: {
+                                id: string;
+                                /** @enum {string} */
+                                kind: "missing_in_ledger" | "missing_in_report" | "amount_mismatch" | "status_mismatch";
+                                reference: string;
+                                /** @enum {string} */
+                                eventKind: "virtualaccount.credit" | "transfer.success" | "transfer.failed";
+                                /** @enum {string} */
+                                status: "open" | "resolved";
+                                report: {
+                                    line: number;
+                                    amount: string;
+                                    fee: string | null;
+                                    settledAmount: string | null;
+                                    currency: string;
+                                    accountNumber: string | null;
+                                    settledAt: string;
+                                } | null;
+                                ledger: {
+                                    eventId: string;
+                                    /** @enum {string} */
+                                    outcome: "received" | "processed" | "ignored" | "rejected" | "unmatched" | "conflict";
+                                    amount: string | null;
+                                    settledAmount: string | null;
+                                    currency: string | null;
+                                    accountNumber: string | null;
+                                } | null;
+                                resolution: {
+                                    /** @enum {string} */
+                                    action: "credit" | "accept";
+                                    note: string;
+                                    resolvedAt: string;
+                                    resolvedBy: string;
+                                    transactionId: string | null;
+                                } | null;
+                            }[];
+                            /** @description Pass as `cursor` for the next page; null on the last page */
+                            nextCursor: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description BadRequest */
+            400: {
+                headers: {
+                    /** @description The request's `X-Request-Id` when it was sane (`[A-Za-z0-9._:-]{1,64}`), else one generated for it; on every log line of the request. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequestEncoded"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    /** @description The request's `X-Request-Id` when it was sane (`[A-Za-z0-9._:-]{1,64}`), else one generated for it; on every log line of the request. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedEncoded"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    /** @description The request's `X-Request-Id` when it was sane (`[A-Za-z0-9._:-]{1,64}`), else one generated for it; on every log line of the request. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenEncoded"];
+                };
+            };
+            /** @description NotFound */
+            404: {
+                headers: {
+                    /** @description The request's `X-Request-Id` when it was sane (`[A-Za-z0-9._:-]{1,64}`), else one generated for it; on every log line of the request. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundEncoded"];
+                };
+            };
+            /** @description Too Many Requests: over the per-address or per-user limit; `Retry-After` gives the seconds to wait */
+            429: {
+                headers: {
+                    /** @description The request's `X-Request-Id` when it was sane (`[A-Za-z0-9._:-]{1,64}`), else one generated for it; on every log line of the request. */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal Server Error: an unexpected failure (logged with the request id; the message is generic) */
+            500: {
+                headers: {
+                    /** @description The request's `X-Request-Id` when it was sane (`[A-Za-z0-9._:-]{1,64}`), else one generated for it; on every log line of the request. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Service Unavailable: the database is unreachable or gave up on the request's statement (a row held by another session for 2 s, a statement over 10 s), or no answer within the 15 s request deadline; `Retry-After` gives the seconds to wait (on /readyz: the database is not reachable, no `Retry-After`) */
+            503: {
+                headers: {
+                    /** @description The request's `X-Request-Id` when it was sane (`[A-Za-z0-9._:-]{1,64}`), else one generated for it; on every log line of the request. */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    "reconciliations.resolve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                breakId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    action: "credit" | "accept";
+                    note: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description The request's `X-Request-Id` when it was sane (`[A-Za-z0-9._:-]{1,64}`), else one generated for it; on every log line of the request. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        timestamp: string;
+                        status: number;
+                        success: boolean;
+                        message: string;
+                        data: {
+                            id: string;
+                            /** @enum {string} */
+                            kind: "missing_in_ledger" | "missing_in_report" | "amount_mismatch" | "status_mismatch";
+                            reference: string;
+                            /** @enum {string} */
+                            eventKind: "virtualaccount.credit" | "transfer.success" | "transfer.failed";
+                            /** @enum {string} */
+                            status: "open" | "resolved";
+                            report: {
+                                line: number;
+                                amount: string;
+                                fee: string | null;
+                                settledAmount: string | null;
+                                currency: string;
+                                accountNumber: string | null;
+                                settledAt: string;
+                            } | null;
+                            ledger: {
+                                eventId: string;
+                                /** @enum {string} */
+                                outcome: "received" | "processed" | "ignored" | "rejected" | "unmatched" | "conflict";
+                                amount: string | null;
+                                settledAmount: string | null;
+                                currency: string | null;
+                                accountNumber: string | null;
+                            } | null;
+                            resolution: {
+                                /** @enum {string} */
+                                action: "credit" | "accept";
+                                note: string;
+                                resolvedAt: string;
+                                resolvedBy: string;
+                                transactionId: string | null;
+                            } | null;
+                        };
+                    };
+                };
+            };
+            /** @description BadRequest */
+            400: {
+                headers: {
+                    /** @description The request's `X-Request-Id` when it was sane (`[A-Za-z0-9._:-]{1,64}`), else one generated for it; on every log line of the request. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequestEncoded"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    /** @description The request's `X-Request-Id` when it was sane (`[A-Za-z0-9._:-]{1,64}`), else one generated for it; on every log line of the request. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedEncoded"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    /** @description The request's `X-Request-Id` when it was sane (`[A-Za-z0-9._:-]{1,64}`), else one generated for it; on every log line of the request. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenEncoded"];
+                };
+            };
+            /** @description NotFound */
+            404: {
+                headers: {
+                    /** @description The request's `X-Request-Id` when it was sane (`[A-Za-z0-9._:-]{1,64}`), else one generated for it; on every log line of the request. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundEncoded"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    /** @description The request's `X-Request-Id` when it was sane (`[A-Za-z0-9._:-]{1,64}`), else one generated for it; on every log line of the request. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConflictEncoded"];
+                };
+            };
+            /** @description Payload Too Large: the body is over 256 KiB */
+            413: {
+                headers: {
+                    /** @description The request's `X-Request-Id` when it was sane (`[A-Za-z0-9._:-]{1,64}`), else one generated for it; on every log line of the request. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unsupported Media Type: a body that is not application/json */
+            415: {
+                headers: {
+                    /** @description The request's `X-Request-Id` when it was sane (`[A-Za-z0-9._:-]{1,64}`), else one generated for it; on every log line of the request. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description Too Many Requests: over the per-address or per-user limit; `Retry-After` gives the seconds to wait */
