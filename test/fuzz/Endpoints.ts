@@ -93,6 +93,23 @@ const statementQuery = fc.oneof(
   }
 )
 
+/** The reconciliations' listing: its limit and opaque cursor, good and bad, or any junk query. */
+const reconciliationsQuery = fc.oneof(
+  { weight: 2, arbitrary: junkQuery },
+  {
+    weight: 3,
+    arbitrary: fc
+      .record(
+        {
+          limit: fc.constantFrom("1", "200", "0", "201", "abc"),
+          cursor: fc.oneof(fc.constantFrom("", "junk", "MA", "A".repeat(300)), fc.string({ maxLength: 12 }))
+        },
+        { requiredKeys: [] }
+      )
+      .map((query) => `?${new URLSearchParams(query).toString()}`)
+  }
+)
+
 const segment = (prefix: string, good: fc.Arbitrary<string>) =>
   withQuery(
     fc.oneof({ weight: 3, arbitrary: good }, { weight: 2, arbitrary: junkSegment }).map((value) => `${prefix}/${value}`)
@@ -277,6 +294,13 @@ export const endpoints = (fixtures: Fixtures, samples: number, seed: number): Re
         { reference: "TRF-fuzz-2", userId: "fuzz-user-0", amount: 2500, currency: "NGN" }
       ],
       derived: schemaSamples(RecordTransferRequest, samples, seed)
+    },
+    {
+      name: "GET /v1/admin/reconciliations",
+      method: "GET",
+      auth: "admin",
+      path: withQuery(fc.constant("/v1/admin/reconciliations"), reconciliationsQuery),
+      bodies: undefined
     }
   ]
 }

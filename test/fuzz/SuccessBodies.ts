@@ -14,6 +14,7 @@ import { DeviceView } from "@payments-gaming/domain/devices"
 import { StatementPage } from "@payments-gaming/domain/ledger"
 import { NotificationView, RetryResult } from "@payments-gaming/domain/notifications"
 import { PushResult } from "@payments-gaming/domain/push"
+import { BreakPage, BreakView, ReconciliationPage, ReconciliationView } from "@payments-gaming/domain/reconciliation"
 import { Challenge } from "@payments-gaming/domain/trivia"
 import { ClientSeedState, RoundAudit } from "@payments-gaming/domain/wheel"
 import { Schema } from "effect"
@@ -60,7 +61,12 @@ const ROUTES: ReadonlyArray<readonly [method: string, path: RegExp, body: Schema
   ["GET", /^\/v1\/admin\/dead-letters$/, Envelope(DeadLetterPage)],
   ["GET", /^\/v1\/admin\/notifications$/, Envelope(Schema.Array(NotificationView))],
   ["POST", /^\/v1\/admin\/notifications\/retry$/, Envelope(Schema.Array(RetryResult))],
-  ["POST", /^\/v1\/admin\/notifications\/[^/]+\/retry$/, Envelope(RetryResult)]
+  ["POST", /^\/v1\/admin\/notifications\/[^/]+\/retry$/, Envelope(RetryResult)],
+  ["POST", /^\/v1\/admin\/reconciliations$/, Envelope(ReconciliationView)],
+  ["GET", /^\/v1\/admin\/reconciliations$/, Envelope(ReconciliationPage)],
+  ["GET", /^\/v1\/admin\/reconciliations\/[^/]+$/, Envelope(ReconciliationView)],
+  ["GET", /^\/v1\/admin\/reconciliations\/[^/]+\/breaks$/, Envelope(BreakPage)],
+  ["POST", /^\/v1\/admin\/reconciliations\/[^/]+\/breaks\/[^/]+\/resolve$/, Envelope(BreakView)]
 ]
 
 /** Routes that answer something other than JSON, or no body at all. */
