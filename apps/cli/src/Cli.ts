@@ -8,6 +8,7 @@ import { db } from "./DbCommand.ts"
 import { ledger } from "./LedgerCommand.ts"
 import { notifications } from "./NotificationsCommand.ts"
 import { push } from "./PushCommand.ts"
+import { reconcile } from "./ReconcileCommand.ts"
 import { signalStopIsClean, UsageError } from "./Runtime.ts"
 import { serve } from "./ServeCommand.ts"
 import { printError } from "./TerminalText.ts"
@@ -19,7 +20,7 @@ import { webhook } from "./WebhookCommand.ts"
 
 const root = Command.make("payments-gaming").pipe(
   Command.withDescription("Payments and gaming service: server and operator commands"),
-  Command.withSubcommands([serve, db, token, push, webhook, virtualAccount, wallet, notifications, ledger])
+  Command.withSubcommands([serve, db, token, push, webhook, virtualAccount, wallet, notifications, ledger, reconcile])
 )
 
 /** Exit codes: 0 success, 1 the command failed, 2 bad usage (unknown command, missing or bad flag). */

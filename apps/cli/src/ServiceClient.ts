@@ -18,13 +18,13 @@ export class ServiceCallFailed extends Data.TaggedError("ServiceCallFailed")<{
  * AUTH_JWT_SECRET (the shared development secrets), so the user does nothing special. Nothing is
  * minted nor sent unless `baseUrl` is, at that moment, the trusted owner of DATA_DIR (Backend.ts).
  */
-const asAdmin = (baseUrl: string) =>
+const asAdmin = (baseUrl: string, sub: string) =>
   HttpClient.mapRequestEffect((request: HttpClientRequest.HttpClientRequest) =>
     Effect.gen(function* () {
       yield* verifyService(baseUrl)
       // Loaded when a call is made: jose is not needed by --help nor by the commands on the database.
       const { mint } = yield* Effect.promise(() => import("@payments-gaming/adapters/auth/JwtIssuer"))
-      const token = yield* mint(yield* jwtSettings, { sub: "cli", roles: ["admin"], ttlSeconds: 300 })
+      const token = yield* mint(yield* jwtSettings, { sub, roles: ["admin"], ttlSeconds: 300 })
       return HttpClientRequest.bearerToken(request, token)
     })
   )
@@ -40,9 +40,12 @@ const internalKey = HttpApiMiddleware.layerClient(
   )
 )
 
-const makeClient = (baseUrl: string) =>
+/** The subject of the CLI's tokens, unless a command names the operator (a reconciliation's `resolvedBy`). */
+const CLI_SUBJECT = "cli"
+
+const makeClient = (baseUrl: string, sub: string = CLI_SUBJECT) =>
   Effect.gen(function* () {
-    const httpClient = (yield* HttpClient.HttpClient).pipe(asAdmin(baseUrl))
+    const httpClient = (yield* HttpClient.HttpClient).pipe(asAdmin(baseUrl, sub))
     return yield* HttpApiClient.makeWith(Api, {
       httpClient,
       baseUrl,
@@ -102,8 +105,15 @@ const failure = (
  * outside 2xx fails with the service's own message and status; an answer that does not match the
  * contract is a defect.
  */
-export const call = <A, E>(baseUrl: string, use: (api: ServiceApi) => Effect.Effect<A, E>) =>
-  makeClient(baseUrl).pipe(
+export const call = <A, E>(
+  baseUrl: string,
+  use: (api: ServiceApi) => Effect.Effect<A, E>,
+  options: {
+    /** The token's `sub`: who the service records as acting (default `cli`). */
+    readonly sub?: string | undefined
+  } = {}
+) =>
+  makeClient(baseUrl, options.sub).pipe(
     Effect.flatMap(use),
     Effect.catch((error) => Effect.flatMap(failure(baseUrl, error), Effect.fail)),
     Effect.provide(internalKey),

@@ -25,5 +25,11 @@ export const Seals = onCommandDatabase(Layers.Seals.pipe(Layer.orDie))
 /** The debug push through the configured gateways, each attempt recorded. */
 export const Push = onCommandDatabase(Layers.Push)
 
+/**
+ * Settlement reconciliation: import a report, list, breaks, resolve. A `credit` resolve posts to the
+ * one ledger, under the deposit's key, as the service's does.
+ */
+export const Reconciliation = onCommandDatabase(Layers.Reconciliation.pipe(Layer.provide(Layers.Ledger)))
+
 /** Applies pending migrations; answers the ones it applied, as `[id, name]`. */
 export const migrate = runMigrations.pipe(Effect.provide(PostgresClient.layerCommandConfig))
