@@ -67,7 +67,7 @@ const onDatabase = <A, E>(use: (service: ReconciliationService["Service"]) => Ef
     )
   })
 
-/** An id argument decoded before anything is opened: a malformed one is bad usage. */
+/** An id argument (a reconciliation's or a break's: both UUIDs) decoded before anything is opened: a malformed one is bad usage. */
 const decodeId = (value: string, name: string) => decodeFlag(ReconciliationId, value, name, "a UUID")
 
 const notFound = (what: string) => new ReconcileCommandFailed({ message: `no ${what}` })

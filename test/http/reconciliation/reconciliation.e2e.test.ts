@@ -175,6 +175,21 @@ describe("settlement reconciliation over HTTP", () => {
       })
     )
 
+    it.effect("two imports of the same bytes at once make one reconciliation: one 201, one 200 with its id", () =>
+      Effect.gen(function* () {
+        const day = freshDay()
+        const bytes = report(
+          Array.from({ length: 50 }, () =>
+            creditLine({ reference: unique("VA-twice"), accountNumber: "9900000005", amount: "1.00", day })
+          )
+        )
+        const answers = yield* Effect.all([importCsv(day, bytes), importCsv(day, bytes)], { concurrency: 2 })
+        assert.deepStrictEqual(answers.map((answer) => answer.status).sort(), [200, 201])
+        assert.strictEqual(answers[0]?.json.data.id, answers[1]?.json.data.id)
+        assert.strictEqual(yield* storedReconciliations(day), 1)
+      })
+    )
+
     it.effect(
       "a bad file is a 400 listing its lines and columns; a bad date 400; not text/csv 415; nothing stored",
       () =>

@@ -1,5 +1,6 @@
 import {
   BreakCursor,
+  BreakId,
   BreakKind,
   BreakPage,
   BreakStatus,
@@ -111,7 +112,7 @@ export class ReconciliationsApi extends HttpApiGroup.make("reconciliations")
       })
     ),
     HttpApiEndpoint.post("resolve", `${RECONCILIATIONS_PATH}/:id/breaks/:breakId/resolve`, {
-      params: { id: ReconciliationId, breakId: ReconciliationId },
+      params: { id: ReconciliationId, breakId: BreakId },
       payload: ResolveRequest,
       success: Envelope(BreakView),
       error: [BadRequest, NotFound, Conflict]

@@ -5,6 +5,9 @@ import { BreakView, ReconciliationView } from "./Records.ts"
 /** Ids of reconciliations and breaks: UUIDs (the shape only; any version). */
 export const ReconciliationId = Schema.String.check(Schema.isGUID({ expected: "a UUID" }))
 
+/** A break's id: a UUID, like its reconciliation's. */
+export const BreakId = ReconciliationId
+
 const RECONCILIATION_POSITION = /^(\d{1,15})\.([0-9a-fA-F-]{36})$/
 
 /**
