@@ -13,6 +13,7 @@ import * as CardRepositoryPg from "@payments-gaming/adapters/postgres/CardReposi
 import * as ChallengeRepositoryPg from "@payments-gaming/adapters/postgres/ChallengeRepository"
 import * as DevicesPostgres from "@payments-gaming/adapters/postgres/DevicesPostgres"
 import * as LedgerPostgres from "@payments-gaming/adapters/postgres/LedgerPostgres"
+import * as LedgerRecorderPostgres from "@payments-gaming/adapters/postgres/LedgerRecorderPostgres"
 import * as LedgerSealsPostgres from "@payments-gaming/adapters/postgres/LedgerSealsPostgres"
 import * as LedgerStatementPostgres from "@payments-gaming/adapters/postgres/LedgerStatementPostgres"
 import * as LedgerUnitOfWork from "@payments-gaming/adapters/postgres/LedgerUnitOfWork"
@@ -53,10 +54,11 @@ import type { SqlClient } from "effect/sql"
 // and tools can look at what it stored.
 
 /**
- * The ledger and its unit of work on PostgreSQL. Banking and the wheel need it and do not build it:
- * it is provided once, below, to both, so every posting goes to one ledger.
+ * The ledger, its recorder (the one writer of a posting with its cause) and its unit of work on
+ * PostgreSQL. Banking and the wheel need it and do not build it: it is provided once, below, to
+ * both, so every posting goes to one ledger.
  */
-export const Ledger = Layer.mergeAll(LedgerPostgres.layer, LedgerUnitOfWork.layer)
+export const Ledger = Layer.mergeAll(LedgerPostgres.layer, LedgerRecorderPostgres.layer, LedgerUnitOfWork.layer)
 
 /** Webhook intake, wallets, statements and transfers, and the operators' webhook-event views. Needs `Ledger`. */
 export const Banking = Layer.mergeAll(
@@ -103,7 +105,7 @@ export const spinAndWinWith = <E, R>(
         NodeSeedCrypto.layer,
         random,
         WheelSettingsConfig.layerConfig,
-        // A prize's notification is written in the spin's own statement (SpinRepository.record).
+        // A prize's notification is written in the spin's own statement (LedgerRecorder.record).
         NotificationOutboxPostgres.layer
       )
     )

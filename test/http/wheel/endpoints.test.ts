@@ -1,5 +1,6 @@
 import { createHash, createHmac, randomUUID } from "node:crypto"
 import { assert, describe } from "@effect/vitest"
+import * as LedgerRecorderPostgres from "@payments-gaming/adapters/postgres/LedgerRecorderPostgres"
 import * as SpinRepository from "@payments-gaming/adapters/postgres/SpinRepository"
 import * as WheelRoundSeeds from "@payments-gaming/adapters/postgres/WheelRoundSeeds"
 import * as NodeSeedCrypto from "@payments-gaming/adapters/wheel/NodeSeedCrypto"
@@ -56,6 +57,7 @@ const finishedRound = (round: string, players: ReadonlyArray<string>) =>
   Effect.gen(function* () {
     const seeds = yield* WheelRoundSeeds.make
     const spins = yield* SpinRepository.make
+    const recorder = yield* LedgerRecorderPostgres.make
     const crypto = NodeSeedCrypto.make
     const seedBytes = new Uint8Array(createHash("sha256").update(`seed of ${round}`).digest())
     const createdAt = DateTime.makeUnsafe(`${round}T12:00:00Z`)
@@ -87,7 +89,7 @@ const finishedRound = (round: string, players: ReadonlyArray<string>) =>
           createdAt: DateTime.add(createdAt, { minutes: index }),
           idempotencyKey: null
         })
-        yield* spins.record(spin, WheelTesting.alwaysOpen)
+        yield* recorder.record(spins.spun(spin, WheelTesting.alwaysOpen))
         return spin
       })
     )

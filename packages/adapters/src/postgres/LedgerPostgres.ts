@@ -1,8 +1,7 @@
 import { UserId } from "@payments-gaming/domain/auth"
 import {
-  Account,
+  type Account,
   type Discrepancy,
-  InsufficientFunds,
   Ledger,
   LedgerTransaction,
   type UserBalances
@@ -10,7 +9,15 @@ import {
 import { COIN, Money, Unit } from "@payments-gaming/domain/money"
 import { Effect, Layer, Option, Result, Schema } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"
-import { LEDGER_SLOTS, type Move, netByAccount, recordParts, recordValues } from "./LedgerWrites.ts"
+import {
+  changeUserBalances,
+  LEDGER_SLOTS,
+  type Move,
+  netByAccount,
+  recordParts,
+  recordValues,
+  takesFromUser
+} from "./LedgerWrites.ts"
 import { rowSchema } from "./RowSchema.ts"
 import { statementTemplate } from "./StatementTemplate.ts"
 
@@ -72,12 +79,6 @@ export const layer = Layer.effect(
             ORDER BY p.id`
     })
 
-    const storedBalance = SqlSchema.findOneOption({
-      Request: Schema.String,
-      Result: AccountBalanceRow,
-      execute: (accountId) => sql`SELECT balance FROM ledger_accounts WHERE id = ${accountId}`
-    })
-
     // A user account's maintained balance, or a system account's sum of postings.
     const currentBalance = SqlSchema.findOneOption({
       Request: Schema.String,
@@ -104,23 +105,6 @@ export const layer = Layer.effect(
           postings: rows.map((row) => row.posting)
         })
         return Option.some(Result.getOrThrow(rebuilt))
-      })
-
-    const insufficient = (account: Account.Account, delta: bigint) =>
-      Effect.gen(function* () {
-        const stored = yield* storedBalance(account.id)
-        const available = Money.formatMinorUnits(
-          account.unit,
-          Option.match(stored, { onNone: () => 0n, onSome: (row) => row.balance })
-        )
-        const requested = Money.formatMinorUnits(account.unit, -delta)
-        return yield* new InsufficientFunds({
-          accountId: account.id,
-          unit: account.unit,
-          available,
-          requested,
-          message: `insufficient funds: ${available} ${account.unit} available, ${requested} requested`
-        })
       })
 
     // One statement template each for credits and for debits (`StatementTemplate`).
@@ -163,28 +147,16 @@ export const layer = Layer.effect(
         Effect.gen(function* () {
           const [created] = yield* record(transaction, moves, false)
           if (created === undefined) return yield* existing(transaction.key)
-          for (const { account, delta } of moves) {
-            if (!Account.isUserAccount(account) || delta === 0n) continue
-            if (delta > 0n) {
-              yield* sql`UPDATE ledger_accounts SET balance = balance + ${delta}, updated_at = now()
-                WHERE id = ${account.id}`
-              continue
-            }
-            const updated = yield* sql`UPDATE ledger_accounts SET balance = balance + ${delta}, updated_at = now()
-              WHERE id = ${account.id} AND balance + ${delta} >= 0
-              RETURNING 1`
-            if (updated.length === 0) return yield* insufficient(account, delta)
-          }
+          yield* changeUserBalances(sql, moves)
           return { transaction, created: true }
         })
       )
 
-    // Untraced: it runs inside every transfer and replay (credits and spins post through
-    // LedgerWrites.recordParts in their own statement).
+    // Untraced: it runs inside every replay (credits, spins and transfers post with their cause,
+    // through LedgerRecorderPostgres).
     const post = (transaction: LedgerTransaction.LedgerTransaction) => {
       const moves = netByAccount(transaction)
-      const debitsUser = moves.some((move) => Account.isUserAccount(move.account) && move.delta < 0n)
-      return (debitsUser ? postWithDebits(transaction, moves) : postCredits(transaction, moves)).pipe(
+      return (takesFromUser(moves) ? postWithDebits(transaction, moves) : postCredits(transaction, moves)).pipe(
         Effect.catchTags({ SqlError: Effect.die, SchemaError: Effect.die })
       )
     }

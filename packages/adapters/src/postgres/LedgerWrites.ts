@@ -1,4 +1,6 @@
-import { Account, LedgerTransaction } from "@payments-gaming/domain/ledger"
+import { Account, InsufficientFunds, LedgerTransaction } from "@payments-gaming/domain/ledger"
+import { Money } from "@payments-gaming/domain/money"
+import { Effect } from "effect"
 import type { SqlClient, Statement } from "effect/sql"
 import type { Slots } from "./StatementTemplate.ts"
 
@@ -76,9 +78,9 @@ export const recordValues = (
  * any size.
  *
  * `when`, a condition, gates the key row itself, and so everything: a statement that records
- * something else first (a webhook event, a spin) posts only when that record is new. Used by
- * `LedgerPostgres.post` and by the stores that write a posting with the record that caused it
- * (`NotifiedPosting`).
+ * something else first (a webhook event, a spin, a transfer) posts only when that record is new.
+ * Used by `LedgerPostgres.post` and by `LedgerRecorderPostgres`, which writes a posting with the
+ * record that caused it (`LedgerCause`).
  *
  * Every user account row is locked (the upsert's update, a no-op without `creditUsers`) before
  * any posting is inserted: the postings read the upsert's result, so PostgreSQL cannot insert
@@ -136,15 +138,55 @@ export const recordParts = (
   ]
 }
 
+/** True when `moves` take from a user account: a posting that may be refused. */
+export const takesFromUser = (moves: ReadonlyArray<Move>) =>
+  moves.some((move) => Account.isUserAccount(move.account) && move.delta < 0n)
+
 /**
  * `recordValues` for a posting written with the record that caused it (`recordParts` with
  * `creditUsers`): only credits, which nothing can refuse, so the one statement needs no
- * conditional update after it. A debit here is a bug in the caller (see `NotifiedPosting`).
+ * conditional update after it. A debit here is a bug in the caller (see `LedgerRecorder.record`).
  */
 export const creditValues = (transaction: LedgerTransaction.LedgerTransaction): Record<LedgerSlot, unknown> => {
   const moves = netByAccount(transaction)
-  if (moves.some((move) => Account.isUserAccount(move.account) && move.delta < 0n)) {
+  if (takesFromUser(moves)) {
     throw new Error(`ledger transaction ${transaction.key} takes from a user: it cannot be posted with its record`)
   }
   return recordValues(transaction, moves, true)
 }
+
+/**
+ * After `recordParts` without `creditUsers` created the transaction (every user row locked by
+ * then, in account id order), every user balance changes, in the same order: a credit plainly, a
+ * debit only while the balance stays at or above zero. Fails `InsufficientFunds` at the first
+ * debit refused; the caller runs all of it in a transaction (a savepoint), which that rolls back.
+ */
+export const changeUserBalances = (sql: SqlClient.SqlClient, moves: ReadonlyArray<Move>) =>
+  Effect.gen(function* () {
+    for (const { account, delta } of moves) {
+      if (!Account.isUserAccount(account) || delta === 0n) continue
+      if (delta > 0n) {
+        yield* sql`UPDATE ledger_accounts SET balance = balance + ${delta}, updated_at = now()
+          WHERE id = ${account.id}`
+        continue
+      }
+      const updated = yield* sql`UPDATE ledger_accounts SET balance = balance + ${delta}, updated_at = now()
+        WHERE id = ${account.id} AND balance + ${delta} >= 0
+        RETURNING 1`
+      if (updated.length === 0) return yield* insufficient(sql, account, delta)
+    }
+  })
+
+const insufficient = (sql: SqlClient.SqlClient, account: Account.Account, delta: bigint) =>
+  Effect.gen(function* () {
+    const [stored] = yield* sql<{ balance: bigint }>`SELECT balance FROM ledger_accounts WHERE id = ${account.id}`
+    const available = Money.formatMinorUnits(account.unit, stored?.balance ?? 0n)
+    const requested = Money.formatMinorUnits(account.unit, -delta)
+    return yield* new InsufficientFunds({
+      accountId: account.id,
+      unit: account.unit,
+      available,
+      requested,
+      message: `insufficient funds: ${available} ${account.unit} available, ${requested} requested`
+    })
+  })

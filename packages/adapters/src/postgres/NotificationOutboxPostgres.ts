@@ -13,7 +13,7 @@ import { TokenType } from "@payments-gaming/domain/push"
 import { Duration, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"
 import { durably } from "./DurableWrite.ts"
-import { outboxRows, outboxValues } from "./OutboxWrites.ts"
+import { outboxNotice, outboxRows, outboxValues } from "./OutboxWrites.ts"
 import { rowSchema } from "./RowSchema.ts"
 
 const ViewColumns = Schema.Struct({
@@ -264,6 +264,7 @@ export const layer: Layer.Layer<NotificationOutbox, never, SqlClient.SqlClient> 
 
     return NotificationOutbox.of({
       enqueue,
+      notice: outboxNotice,
       claimDue: ({ limit, lease }) =>
         Effect.orDie(claimDue({ limit, leaseMillis: Math.max(1, Math.round(Duration.toMillis(lease))) })),
       markSending: (claimId, ids) =>

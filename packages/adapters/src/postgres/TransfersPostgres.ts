@@ -3,6 +3,7 @@ import { type NewTransfer, type Transfer, TransferStatus, Transfers } from "@pay
 import { Currency, Money } from "@payments-gaming/domain/money"
 import { Effect, Layer, Option, Result, Schema } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"
+import { type CauseRows, type CauseShape, sqlCause } from "./LedgerCause.ts"
 import { rowSchema } from "./RowSchema.ts"
 
 /** A `transfers` row (`SELECT *`); the amount is kept in minor units. */
@@ -27,9 +28,62 @@ const TransferRow = rowSchema(
   })
 )
 
+/** The slots of a new transfer's row in the ledger's statement that opens it (`openedShape`). */
+const OPENED_SLOTS = ["reference", "userId", "currency", "amountMinor"] as const
+
+/**
+ * A new transfer as the cause of its hold (`Transfers.opened`), inside the ledger's statement
+ * (`LedgerRecorderPostgres`): inserted PENDING unless the reference is taken, and the hold posted
+ * only when it was (`written`). Its row is returned when it is new.
+ */
+const openedShape: CauseShape<(typeof OPENED_SLOTS)[number]> = {
+  name: "transfer opened",
+  slots: OPENED_SLOTS,
+  build: (sql, slot) => ({
+    parts: [
+      sql`opened AS (
+          INSERT INTO transfers (reference, user_id, currency, amount_minor)
+          VALUES (${slot.reference}, ${slot.userId}, ${slot.currency}, ${slot.amountMinor}::bigint)
+          ON CONFLICT (reference) DO NOTHING
+          RETURNING *
+        )`
+    ],
+    written: sql`EXISTS (SELECT 1 FROM opened)`,
+    columns: sql`opened.*`,
+    from: sql`FROM opened`
+  })
+}
+
+/** The slots of a transfer's move out of PENDING in the ledger's statement (`finishedShape`). */
+const FINISHED_SLOTS = ["reference", "status", "at"] as const
+
+/**
+ * A pending transfer settled or failed as the cause of the posting that settles or gives back its
+ * hold (`Transfers.finished`): the posting is written only when the transfer moved (`written`).
+ */
+const finishedShape: CauseShape<(typeof FINISHED_SLOTS)[number]> = {
+  name: "transfer finished",
+  slots: FINISHED_SLOTS,
+  build: (sql, slot) => ({
+    parts: [
+      sql`finished AS (
+          UPDATE transfers SET status = ${slot.status}, updated_at = ${slot.at}::timestamptz
+          WHERE reference = ${slot.reference} AND status = 'PENDING'
+          RETURNING *
+        )`
+    ],
+    written: sql`EXISTS (SELECT 1 FROM finished)`,
+    columns: sql`finished.*`,
+    from: sql`FROM finished`
+  })
+}
+
+const decodeRows = Schema.decodeUnknownEffect(Schema.Array(TransferRow))
+
 /**
  * Outbound transfers on PostgreSQL, amounts in minor units. `findForUpdate` takes the row lock, so
  * a success and a failure for the same transfer arriving together are decided one after the other.
+ * A transfer is opened and finished by the ledger, with its postings (`openedShape`, `finishedShape`).
  */
 export const layer = Layer.effect(
   Transfers,
@@ -48,42 +102,33 @@ export const layer = Layer.effect(
       execute: (reference) => sql`SELECT * FROM transfers WHERE reference = ${reference} FOR UPDATE`
     })
 
-    const insertNew = SqlSchema.findOneOption({
-      Request: Schema.Struct({
-        reference: Schema.String,
-        userId: Schema.String,
-        currency: Schema.String,
-        amountMinor: Schema.BigInt
-      }),
-      Result: TransferRow,
-      execute: (transfer) => sql`INSERT INTO transfers (reference, user_id, currency, amount_minor)
-            VALUES (${transfer.reference}, ${transfer.userId}, ${transfer.currency}, ${transfer.amountMinor})
-            ON CONFLICT (reference) DO NOTHING
-            RETURNING *`
-    })
-
-    const settle = SqlSchema.findOneOption({
-      Request: Schema.Struct({ reference: Schema.String, status: Schema.String, at: Schema.Date }),
-      Result: TransferRow,
-      execute: ({ reference, status, at }) => sql`UPDATE transfers SET status = ${status}, updated_at = ${at}
-            WHERE reference = ${reference} AND status = 'PENDING'
-            RETURNING *`
-    })
-
     const find = (reference: string) => findByReference(reference).pipe(Effect.orDie)
 
     const findForUpdate = (reference: string) => findByReferenceForUpdate(reference).pipe(Effect.orDie)
 
-    const insert = Effect.fnUntraced(function* (transfer: NewTransfer) {
-      const amountMinor = Result.getOrThrow(Money.toMinorUnits(Money.make(transfer.currency, transfer.amount)))
-      const inserted = yield* insertNew({ ...transfer, amountMinor })
-      if (Option.isSome(inserted)) return { created: true, transfer: inserted.value }
-      return { created: false, transfer: Option.getOrThrow(yield* find(transfer.reference)) }
-    }, Effect.orDie)
+    // The new row, or the one whose reference it met.
+    const opened = (transfer: NewTransfer) =>
+      sqlCause(
+        openedShape,
+        {
+          reference: transfer.reference,
+          userId: transfer.userId,
+          currency: transfer.currency,
+          amountMinor: Result.getOrThrow(Money.toMinorUnits(Money.make(transfer.currency, transfer.amount)))
+        },
+        (rows: CauseRows) =>
+          Effect.gen(function* () {
+            const [inserted] = yield* decodeRows(rows)
+            if (inserted !== undefined) return { created: true, transfer: inserted }
+            return { created: false, transfer: Option.getOrThrow(yield* find(transfer.reference)) }
+          }).pipe(Effect.orDie)
+      )
 
-    const finish = (reference: string, status: "SETTLED" | "FAILED", at: Date) =>
-      settle({ reference, status, at }).pipe(Effect.orDie)
+    const finished = (reference: string, status: "SETTLED" | "FAILED", at: Date) =>
+      sqlCause(finishedShape, { reference, status, at }, (rows: CauseRows) =>
+        Effect.map(decodeRows(rows), (decoded) => Option.fromUndefinedOr(decoded[0])).pipe(Effect.orDie)
+      )
 
-    return Transfers.of({ insert, find, findForUpdate, finish })
+    return Transfers.of({ opened, find, findForUpdate, finished })
   })
 )

@@ -9,12 +9,9 @@ import {
   type WebhookEventHeader,
   WebhookInbox
 } from "@payments-gaming/domain/banking"
-import type { NotifiedPosting } from "@payments-gaming/domain/notifications"
 import { Effect, Layer, Option, Schema } from "effect"
 import { SqlClient, SqlSchema, type Statement } from "effect/sql"
-import { creditValues, LEDGER_SLOTS, type LedgerSlot } from "./LedgerWrites.ts"
-import { NOTIFIED_POSTING_SLOTS, notifiedPostingParts } from "./NotifiedPostingWrites.ts"
-import { type OutboxSlot, outboxValues } from "./OutboxWrites.ts"
+import { type CauseShape, sqlCause } from "./LedgerCause.ts"
 import { rowSchema } from "./RowSchema.ts"
 import { type Slots, statementTemplate } from "./StatementTemplate.ts"
 
@@ -81,6 +78,53 @@ type EventSlot = (typeof EVENT_SLOTS)[number]
 const HELD_SLOTS = ["heldOutcome", "heldReason"] as const
 type HeldSlot = (typeof HELD_SLOTS)[number]
 
+/**
+ * The INSERT of a delivery's row, its outcome and reason from `stored` (a row of two columns). ON
+ * CONFLICT (kind, reference) DO NOTHING: of any number of concurrent deliveries of one event, in
+ * any number of processes, exactly one inserts; the others wait for it on the unique index and
+ * insert nothing (the index is partial, migration 0010: `conflict` rows share their key).
+ */
+const insertEvent = (sql: SqlClient.SqlClient, slot: Slots<EventSlot>, stored: Statement.Fragment) =>
+  sql`INSERT INTO webhook_events
+        (kind, reference, dedup_key, raw_body, signature, received_at, outcome, reason, processed_at)
+      SELECT ${slot.kind}, ${slot.reference}, ${slot.dedupKey}, ${slot.rawBody}, ${slot.signature},
+        ${slot.receivedAt}, stored.outcome, stored.reason, ${slot.processedAt}
+      FROM (${stored}) AS stored (outcome, reason)
+      ON CONFLICT (kind, reference) WHERE outcome <> 'conflict' DO NOTHING
+      RETURNING id, outcome, reason`
+
+/**
+ * A deposit's event as the cause of its credit (`WebhookInbox.credit`), inside the ledger's one
+ * statement (`LedgerRecorderPostgres`): the event's INSERT, which is the `written` condition the
+ * posting is gated on (a duplicate writes nothing, posting included). The concurrency argument is
+ * the single INSERT's: of concurrent deliveries of one event exactly one inserts it, the others
+ * wait on the unique index and insert nothing.
+ *
+ * The event's outcome is the held one when the ledger already has the posting's key (`held`, read
+ * in the same statement). A post of that key committing while this statement runs is seen by the
+ * posting's INSERT (which waits for it) but not by that read: `posted` is then false with the
+ * settled outcome stored, and the caller corrects it (`WebhookInbox.credit`). Without a held
+ * outcome the settled one is its value too.
+ */
+const creditShape: CauseShape<EventSlot | HeldSlot> = {
+  name: "webhook credit",
+  slots: [...EVENT_SLOTS, ...HELD_SLOTS],
+  build: (sql, slot, ledger) => ({
+    parts: [
+      sql`event AS (${insertEvent(
+        sql,
+        slot,
+        sql`SELECT CASE WHEN ledger.holds THEN ${slot.heldOutcome} ELSE ${slot.outcome} END,
+            CASE WHEN ledger.holds THEN ${slot.heldReason} ELSE ${slot.reason} END
+          FROM (SELECT ${ledger.held} AS holds) AS ledger`
+      )})`
+    ],
+    written: sql`EXISTS (SELECT 1 FROM event)`,
+    columns: sql`id, outcome, reason, ${ledger.posted} AS posted`,
+    from: sql`FROM event`
+  })
+}
+
 const eventValues = (event: NewWebhookEvent, settled: SettledOutcome): Record<EventSlot, unknown> => ({
   kind: event.kind,
   reference: event.reference,
@@ -118,10 +162,9 @@ const NewEvent = Schema.Struct({
 const uuid = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/
 
 /**
- * Webhook events on PostgreSQL. `store` is one INSERT … ON CONFLICT (kind, reference) DO NOTHING:
- * of any number of concurrent deliveries of one event, in any number of processes, exactly one
- * inserts; the others wait for it on the unique index and then read it back as a duplicate. The
- * index is partial (migration 0010): `conflict` rows share their key with that one event.
+ * Webhook events on PostgreSQL. `store` is one INSERT … ON CONFLICT (kind, reference) DO NOTHING
+ * (`insertEvent`): a delivery that loses to a concurrent one reads it back as a duplicate. A
+ * deposit's event is the same INSERT inside the ledger's statement (`credit`, `creditShape`).
  */
 export const layer = Layer.effect(
   WebhookInbox,
@@ -133,68 +176,11 @@ export const layer = Layer.effect(
     // encoding checked six fields and copied them for nothing), and the columns returned are the
     // uuid PostgreSQL just generated and the outcome it stored. The rarer statements below keep
     // their schemas.
-    const insertEvent = (slot: Slots<EventSlot>, stored: Statement.Fragment) =>
-      sql`INSERT INTO webhook_events
-            (kind, reference, dedup_key, raw_body, signature, received_at, outcome, reason, processed_at)
-          SELECT ${slot.kind}, ${slot.reference}, ${slot.dedupKey}, ${slot.rawBody}, ${slot.signature},
-            ${slot.receivedAt}, stored.outcome, stored.reason, ${slot.processedAt}
-          FROM (${stored}) AS stored (outcome, reason)
-          ON CONFLICT (kind, reference) WHERE outcome <> 'conflict' DO NOTHING
-          RETURNING id, outcome, reason`
-
     const insert = statementTemplate(
       sql,
       EVENT_SLOTS,
-      (slot) => sql`${insertEvent(slot, sql`VALUES (${slot.outcome}, ${slot.reason})`)}, false AS posted`
+      (slot) => sql`${insertEvent(sql, slot, sql`VALUES (${slot.outcome}, ${slot.reason})`)}, false AS posted`
     )
-
-    /**
-     * The event, its posting and the posting's notification in one statement, atomic on its own: the
-     * posting is gated on the event row being new (a duplicate writes nothing), the notification on
-     * the posting's key row being new (a deposit the ledger held already is not announced again).
-     * The concurrency argument is the single INSERT's: of concurrent deliveries of one event exactly
-     * one inserts it, the others wait on the unique index and insert nothing, posting included.
-     *
-     * The event's outcome is `held` when the ledger already has the posting's key, read in the same
-     * statement. A post of that key committing while this statement runs is seen by the posting's
-     * INSERT (which waits for it) but not by that read: `posted` is then false with `settled`
-     * stored, and the caller corrects it (`WebhookInbox.store`).
-     *
-     * Without `held` the settled outcome is stored either way (`held` is `settled`): one statement
-     * template with a notification and one without.
-     */
-    const withPosting = (
-      slot: Slots<EventSlot | HeldSlot | LedgerSlot>,
-      notification: Slots<OutboxSlot> | undefined
-    ) => {
-      const stored = sql`SELECT CASE WHEN ledger.holds THEN ${slot.heldOutcome} ELSE ${slot.outcome} END,
-            CASE WHEN ledger.holds THEN ${slot.heldReason} ELSE ${slot.reason} END
-          FROM (SELECT EXISTS (SELECT 1 FROM ledger_transactions
-            WHERE idempotency_key = ${slot.txKey}) AS holds) AS ledger`
-      const parts = [
-        sql`event AS (${insertEvent(slot, stored)})`,
-        ...notifiedPostingParts(sql, slot, notification, sql`EXISTS (SELECT 1 FROM event)`)
-      ]
-      return sql`WITH ${sql.csv(parts)}
-        SELECT id, outcome, reason, EXISTS (SELECT 1 FROM tx) AS posted FROM event`
-    }
-    const posted = statementTemplate(sql, [...EVENT_SLOTS, ...HELD_SLOTS, ...LEDGER_SLOTS], (slot) =>
-      withPosting(slot, undefined)
-    )
-    const postedNotified = statementTemplate(sql, [...EVENT_SLOTS, ...HELD_SLOTS, ...NOTIFIED_POSTING_SLOTS], (slot) =>
-      withPosting(slot, slot)
-    )
-
-    const insertWithPosting = (
-      event: Record<EventSlot, unknown>,
-      { notification, transaction }: NotifiedPosting,
-      held: HeldOutcome
-    ) => {
-      const values = { ...event, heldOutcome: held.outcome, heldReason: held.reason, ...creditValues(transaction) }
-      return notification === undefined
-        ? posted<InsertedRow>(values)
-        : postedNotified<InsertedRow>({ ...values, ...outboxValues(notification) })
-    }
 
     const findLive = SqlSchema.findOneOption({
       Request: Schema.Struct({ kind: EventKind, reference: Schema.String }),
@@ -274,35 +260,44 @@ export const layer = Layer.effect(
     })
 
     // Everything but the id is what was just written (and the column defaults), so the raw body is
-    // not sent back.
-    const store = Effect.fnUntraced(function* (
-      event: NewWebhookEvent,
-      settled: SettledOutcome,
-      posting?: NotifiedPosting,
-      held?: HeldOutcome
-    ) {
-      const values = eventValues(event, settled)
-      const [inserted] = yield* posting === undefined
-        ? insert<InsertedRow>(values)
-        : insertWithPosting(values, posting, held ?? settled)
-      if (inserted !== undefined) {
-        const created: WebhookEvent = {
-          id: inserted.id,
-          kind: event.kind,
-          reference: event.reference,
-          dedupKey: event.dedupKey,
-          rawBody: event.rawBody,
-          signature: event.signature,
-          receivedAt: event.receivedAt,
-          outcome: inserted.outcome,
-          reason: inserted.reason,
-          processedAt: settled.processedAt
+    // not sent back. No row: the event was stored before, and is read instead.
+    const answer = (event: NewWebhookEvent, settled: SettledOutcome, rows: ReadonlyArray<InsertedRow>) =>
+      Effect.gen(function* () {
+        const [inserted] = rows
+        if (inserted !== undefined) {
+          const created: WebhookEvent = {
+            id: inserted.id,
+            kind: event.kind,
+            reference: event.reference,
+            dedupKey: event.dedupKey,
+            rawBody: event.rawBody,
+            signature: event.signature,
+            receivedAt: event.receivedAt,
+            outcome: inserted.outcome,
+            reason: inserted.reason,
+            processedAt: settled.processedAt
+          }
+          return { _tag: "Stored" as const, event: created, posted: inserted.posted }
         }
-        return { _tag: "Stored" as const, event: created, posted: inserted.posted }
-      }
-      const existing = yield* findLive(event)
-      return { _tag: "Duplicate" as const, event: Option.getOrThrow(existing) }
-    }, Effect.orDie)
+        const existing = yield* findLive(event)
+        return { _tag: "Duplicate" as const, event: Option.getOrThrow(existing) }
+      }).pipe(Effect.orDie)
+
+    const store = Effect.fnUntraced(function* (event: NewWebhookEvent, settled: SettledOutcome) {
+      const rows = yield* insert<InsertedRow>(eventValues(event, settled)).pipe(Effect.orDie)
+      return yield* answer(event, settled, rows)
+    })
+
+    const credit = (event: NewWebhookEvent, settled: SettledOutcome, held?: HeldOutcome) =>
+      sqlCause(
+        creditShape,
+        {
+          ...eventValues(event, settled),
+          heldOutcome: (held ?? settled).outcome,
+          heldReason: (held ?? settled).reason
+        },
+        (rows: ReadonlyArray<InsertedRow>) => answer(event, settled, rows)
+      )
 
     const storeConflict = Effect.fnUntraced(function* (event: NewWebhookEvent, reason: string, processedAt: Date) {
       const [inserted] = yield* insertConflict({ ...event, reason, processedAt })
@@ -342,6 +337,6 @@ export const layer = Layer.effect(
         WHERE id = ${id}::uuid`
     }, Effect.orDie)
 
-    return WebhookInbox.of({ store, storeConflict, find, findForUpdate, list, listPage, markOutcome })
+    return WebhookInbox.of({ store, credit, storeConflict, find, findForUpdate, list, listPage, markOutcome })
   })
 )

@@ -4,6 +4,7 @@ import {
   type InsufficientFunds,
   type InvalidTransaction,
   Ledger,
+  LedgerRecorder,
   type LedgerTransaction,
   Movements,
   UnitOfWork
@@ -78,11 +79,11 @@ export class BankingService extends Context.Service<
     wallet(userId: UserId): Effect.Effect<WalletView>
   }
 >()("@payments-gaming/domain/banking/BankingService") {
-  /** Needs the ledger, a unit of work, the banking repositories and the notification outbox. */
+  /** Needs the ledger and its recorder, a unit of work, the banking repositories and the notification outbox. */
   static readonly layer: Layer.Layer<
     BankingService,
     never,
-    Ledger | UnitOfWork | WebhookInbox | DeadLetters | VirtualAccounts | Transfers | NotificationOutbox
+    Ledger | LedgerRecorder | UnitOfWork | WebhookInbox | DeadLetters | VirtualAccounts | Transfers | NotificationOutbox
   > = Layer.effect(this, makeBankingService())
 }
 
@@ -137,6 +138,7 @@ const now = Effect.map(Clock.currentTimeMillis, (millis) => new Date(millis))
 function makeBankingService() {
   return Effect.gen(function* () {
     const ledger = yield* Ledger
+    const recorder = yield* LedgerRecorder
     const unitOfWork = yield* UnitOfWork
     const inbox = yield* WebhookInbox
     const deadLetters = yield* DeadLetters
@@ -144,16 +146,11 @@ function makeBankingService() {
     const transfers = yield* Transfers
     const outbox = yield* NotificationOutbox
 
-    // Deposits, settlements and returns only credit accounts or move between system accounts, so a
-    // shortfall cannot happen; if it did, the books would be wrong and stopping is right.
-    const postCredit = (transaction: LedgerTransaction.LedgerTransaction) =>
-      ledger.post(transaction).pipe(Effect.catchTag("InsufficientFunds", Effect.die))
-
     /**
      * What an event will do, decided before it is stored: the reads its rules need (the virtual
      * account, or the transfer, locked) and the rules themselves. `settled` is the outcome stored
-     * with the event. A deposit's `posting` is written with the event, atomically (see
-     * `WebhookInbox.store`); a transfer's `act` is the work to do once the event is stored. Either
+     * with the event. A deposit's `posting` is written with the event, atomically, by the ledger
+     * (`WebhookInbox.credit`); a transfer's `act` is the work to do once the event is stored. Either
      * may correct the outcome: a deposit the ledger already holds is "already credited by reconciliation".
      */
     interface Plan {
@@ -214,11 +211,13 @@ function makeBankingService() {
         case "AlreadyFinal":
           return settled({ outcome: "processed", reason: `transfer already ${action.transfer.status}` })
         case "Settle":
+          // The transfer moves on, and its hold is settled (or given back) with it, by the ledger: a
+          // settlement or a return only credits, so nothing can refuse it.
           return {
             settled: processed,
             act: Effect.gen(function* () {
-              yield* postCredit(yield* built(Movements.settle({ reference, currency, amount })))
-              yield* transfers.finish(reference, "SETTLED", yield* now)
+              const settlement = yield* built(Movements.settle({ reference, currency, amount }))
+              yield* recorder.record(transfers.finished(reference, "SETTLED", yield* now), { transaction: settlement })
               return processed
             })
           }
@@ -226,8 +225,8 @@ function makeBankingService() {
           return {
             settled: processed,
             act: Effect.gen(function* () {
-              yield* postCredit(yield* built(Movements.returnHold({ reference, userId, currency, amount })))
-              yield* transfers.finish(reference, "FAILED", yield* now)
+              const given = yield* built(Movements.returnHold({ reference, userId, currency, amount }))
+              yield* recorder.record(transfers.finished(reference, "FAILED", yield* now), { transaction: given })
               return processed
             })
           }
@@ -264,7 +263,13 @@ function makeBankingService() {
       // rare; its transfer, when it names one, stays locked to the end of the unit, as before.
       const planned = yield* plan(event)
       const processedAt = yield* now
-      const stored = yield* inbox.store(incoming, { ...planned.settled, processedAt }, planned.posting, alreadyCredited)
+      const outcome = { ...planned.settled, processedAt }
+      const stored = yield* planned.posting === undefined
+        ? inbox.store(incoming, outcome)
+        : recorder.record(inbox.credit(incoming, outcome, alreadyCredited), {
+            transaction: planned.posting.transaction,
+            notice: planned.posting.notification && outbox.notice(planned.posting.notification)
+          })
       const base = { eventId: stored.event.id, kind: event.kind, reference: event.reference }
       if (stored._tag === "Stored") {
         if (planned.posting !== undefined && !stored.posted) {
@@ -441,7 +446,9 @@ function makeBankingService() {
       if (Result.isFailure(minor)) return yield* new InvalidAmount({ message: minor.failure.message })
       return yield* unitOfWork.transaction(
         Effect.gen(function* () {
-          const stored = yield* transfers.insert({ reference, userId, currency, amount })
+          // The transfer and its hold in one write of the ledger's: held only when the transfer is new.
+          const hold = yield* built(Movements.hold({ reference, userId, currency, amount }))
+          const stored = yield* recorder.recordDebit(transfers.opened({ reference, userId, currency, amount }), hold)
           const transfer = stored.transfer
           if (!stored.created) {
             const same =
@@ -454,7 +461,6 @@ function makeBankingService() {
             }
             return { created: false, transfer: toTransferView(transfer) }
           }
-          yield* ledger.post(yield* built(Movements.hold({ reference, userId, currency, amount })))
           return { created: true, transfer: toTransferView(transfer) }
         })
       )

@@ -1,6 +1,7 @@
 import type { BigDecimal } from "effect"
 import { Context, type Effect, type Option } from "effect"
 import type { UserId } from "../auth/Model.ts"
+import type { Cause } from "../ledger/LedgerRecorder.ts"
 import type { Currency } from "../money/index.ts"
 import type { Transfer } from "./Model.ts"
 
@@ -11,16 +12,28 @@ export interface NewTransfer {
   readonly amount: BigDecimal.BigDecimal
 }
 
-/** Outbound transfers initiated elsewhere, whose funds we hold until the provider settles or fails them. */
+/**
+ * Outbound transfers initiated elsewhere, whose funds we hold until the provider settles or fails
+ * them. A transfer's changes that move money are causes of their postings, written by the ledger
+ * with them (`LedgerRecorder`): the store writes no posting itself.
+ */
 export class Transfers extends Context.Service<
   Transfers,
   {
-    /** Inserts a PENDING transfer unless the reference is taken; either way returns the stored one. */
-    insert(transfer: NewTransfer): Effect.Effect<{ readonly created: boolean; readonly transfer: Transfer }>
+    /**
+     * A new transfer as the cause of its hold, for `LedgerRecorder.recordDebit(opened, hold)`: it
+     * is inserted PENDING unless the reference is taken, and the hold posted only when it was. The
+     * write answers the stored transfer either way, and whether it is new.
+     */
+    opened(transfer: NewTransfer): Cause<{ readonly created: boolean; readonly transfer: Transfer }>
     find(reference: string): Effect.Effect<Option.Option<Transfer>>
     /** As `find`, and holds the transfer against concurrent events until the unit of work ends. */
     findForUpdate(reference: string): Effect.Effect<Option.Option<Transfer>>
-    /** PENDING → SETTLED or FAILED. Returns none when the transfer was not pending. */
-    finish(reference: string, status: "SETTLED" | "FAILED", at: Date): Effect.Effect<Option.Option<Transfer>>
+    /**
+     * PENDING → SETTLED or FAILED, as the cause of the posting that settles or gives back its hold
+     * (`LedgerRecorder.record`): posted only when the transfer moved. Answers none when the
+     * transfer was not pending.
+     */
+    finished(reference: string, status: "SETTLED" | "FAILED", at: Date): Cause<Option.Option<Transfer>>
   }
 >()("@payments-gaming/domain/banking/Transfers") {}

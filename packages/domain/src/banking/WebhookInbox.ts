@@ -1,5 +1,5 @@
 import { Context, type Effect, type Option } from "effect"
-import type { NotifiedPosting } from "../notifications/NotifiedPosting.ts"
+import type { Cause } from "../ledger/LedgerRecorder.ts"
 import type { ListingPosition } from "./ListingCursor.ts"
 import type { EventKind, NewWebhookEvent, Outcome, WebhookEvent } from "./Model.ts"
 
@@ -10,11 +10,11 @@ export interface SettledOutcome {
   readonly processedAt: Date
 }
 
-/** What an event says when its posting was in the ledger before it (see `WebhookInbox.store`). */
+/** What an event says when its posting was in the ledger before it (see `WebhookInbox.credit`). */
 export type HeldOutcome = Pick<SettledOutcome, "outcome" | "reason">
 
 export type StoreResult =
-  /** `posted`: the event's posting was given and its ledger transaction is new. */
+  /** `posted`: the event's posting was given (`credit`) and its ledger transaction is new. */
   | { readonly _tag: "Stored"; readonly event: WebhookEvent; readonly posted: boolean }
   /** An event with the same kind and reference was stored before; nothing was written. */
   | { readonly _tag: "Duplicate"; readonly event: WebhookEvent }
@@ -34,20 +34,21 @@ export class WebhookInbox extends Context.Service<
     /**
      * Stores the event with the outcome its caller decided (so nothing else ever sees it before its
      * outcome), or reports the one already stored under its key (never a `conflict` event), writing
-     * nothing. With a `posting` (a deposit's credit), the event, the posting and its notification
-     * are written atomically, on their own or inside the caller's unit of work: the posting only
-     * when the event is new, the notification only when the posting is. `held` is the outcome
-     * stored instead when the ledger holds the posting's transaction already (a deposit credited
-     * before its event was stored), decided in the same write, so the event reads it from the start.
-     * Under a concurrent post of the same transaction the store may still write `outcome` with
-     * `posted: false`; the returned event says which was stored.
+     * nothing. An event with a posting (a deposit's credit) is stored by the ledger instead (`credit`).
      */
-    store(
-      event: NewWebhookEvent,
-      outcome: SettledOutcome,
-      posting?: NotifiedPosting,
-      held?: HeldOutcome
-    ): Effect.Effect<StoreResult>
+    store(event: NewWebhookEvent, outcome: SettledOutcome): Effect.Effect<StoreResult>
+    /**
+     * A deposit's event as the cause of its credit, for `LedgerRecorder.record(credit, posting)`,
+     * which writes the event, the posting and its notification atomically, on their own or inside
+     * the caller's unit of work: the posting only when the event is new (a duplicate answers the
+     * one stored, writing nothing), the notification only when the posting is. `held` is the
+     * outcome stored instead when the ledger holds the posting's transaction already (a deposit
+     * credited before its event was stored), decided in the same write, so the event reads it from
+     * the start; without it, `outcome` either way. Under a concurrent post of the same transaction
+     * the write may still store `outcome` with `posted: false`; the returned event says which was
+     * stored.
+     */
+    credit(event: NewWebhookEvent, outcome: SettledOutcome, held?: HeldOutcome): Cause<StoreResult>
     /**
      * Stores a redelivery that disagrees with the event of its key, final as `conflict`, once per
      * distinct conflict: when a conflict of the same (kind, reference) with the same `reason` (the

@@ -1,18 +1,15 @@
 import { Effect, Layer, Option } from "effect"
-import { Ledger } from "../ledger/Ledger.ts"
-import { layerMemory as layerMemoryLedger, MemoryDatabase } from "../ledger/testing.ts"
-import { NotificationOutbox } from "../notifications/NotificationOutbox.ts"
-import { postNotified } from "../notifications/NotifiedPosting.ts"
+import { layerMemory as layerMemoryLedger, MemoryDatabase, memoryCause } from "../ledger/testing.ts"
 import { layerMemoryOutbox } from "../notifications/testing.ts"
 import { BankingService } from "./BankingService.ts"
 import { DeadLetters } from "./DeadLetters.ts"
 import { InvalidSignature } from "./Errors.ts"
 import type { ListingPosition } from "./ListingCursor.ts"
-import type { DeadLetter, Transfer, VirtualAccount, WebhookEvent } from "./Model.ts"
+import type { DeadLetter, NewWebhookEvent, Transfer, VirtualAccount, WebhookEvent } from "./Model.ts"
 import { Transfers } from "./Transfers.ts"
 import { VirtualAccounts } from "./VirtualAccounts.ts"
 import { WebhookEventsService } from "./WebhookEventsService.ts"
-import { WebhookInbox } from "./WebhookInbox.ts"
+import { type SettledOutcome, type StoreResult, WebhookInbox } from "./WebhookInbox.ts"
 import { WebhookVerifier } from "./WebhookVerifier.ts"
 
 /** Deterministic ids shaped like UUIDs, so code that checks the shape accepts them. */
@@ -57,8 +54,6 @@ export const layerMemoryWebhookInbox = Layer.effect(
   WebhookInbox,
   Effect.gen(function* () {
     const db = yield* MemoryDatabase
-    const ledger = yield* Ledger
-    const outbox = yield* NotificationOutbox
     const events = db.table<EventRow>("banking.webhook_events")
     const byKey = db.table<string>("banking.webhook_events.dedup")
     let sequence = 0
@@ -66,30 +61,45 @@ export const layerMemoryWebhookInbox = Layer.effect(
     const find = (id: string) =>
       db.atomically(Effect.sync(() => Option.map(Option.fromUndefinedOr(events.get(id)), (row) => row.event)))
 
+    /** The event stored with `settled`, or the one stored under its key before; `written` when new. */
+    const insert = (input: NewWebhookEvent, settled: SettledOutcome) =>
+      Effect.sync((): { readonly written: boolean; readonly event: WebhookEvent } => {
+        const existing = byKey.get(`${input.kind}:${input.reference}`)
+        if (existing !== undefined) return { written: false, event: events.get(existing)!.event }
+        sequence += 1
+        const event: WebhookEvent = {
+          id: uuidFrom(sequence),
+          ...input,
+          outcome: settled.outcome,
+          reason: settled.reason,
+          processedAt: settled.processedAt
+        }
+        events.set(event.id, { event, sequence })
+        byKey.set(`${input.kind}:${input.reference}`, event.id)
+        return { written: true, event }
+      })
+
     return WebhookInbox.of({
-      // The event, its posting and its notification in one memory transaction, as PostgreSQL's one statement.
-      store: (input, settled, posting, held) =>
-        db.transaction(
-          Effect.gen(function* () {
-            const existing = byKey.get(`${input.kind}:${input.reference}`)
-            if (existing !== undefined) return { _tag: "Duplicate" as const, event: events.get(existing)!.event }
-            sequence += 1
-            const event: WebhookEvent = {
-              id: uuidFrom(sequence),
-              ...input,
-              outcome: settled.outcome,
-              reason: settled.reason,
-              processedAt: settled.processedAt
-            }
-            events.set(event.id, { event, sequence })
-            byKey.set(`${input.kind}:${input.reference}`, event.id)
-            if (posting === undefined) return { _tag: "Stored" as const, event, posted: false }
-            const posted = yield* postNotified(ledger, outbox, posting)
-            if (posted || held === undefined) return { _tag: "Stored" as const, event, posted }
-            const heldEvent: WebhookEvent = { ...event, ...held }
-            events.set(event.id, { event: heldEvent, sequence })
-            return { _tag: "Stored" as const, event: heldEvent, posted }
-          })
+      store: (input, settled) =>
+        db.atomically(
+          Effect.map(
+            insert(input, settled),
+            ({ written, event }): StoreResult =>
+              written ? { _tag: "Stored", event, posted: false } : { _tag: "Duplicate", event }
+          )
+        ),
+      // Applied by the memory recorder inside its transaction, as PostgreSQL's one statement: the held
+      // outcome is the one stored when the ledger held the posting before.
+      credit: (input, settled, held) =>
+        memoryCause((ledgerHeld) =>
+          Effect.map(
+            insert(input, ledgerHeld && held !== undefined ? { ...settled, ...held } : settled),
+            ({ written, event }) => ({
+              written,
+              answer: (posted: boolean) =>
+                Effect.succeed<StoreResult>(written ? { _tag: "Stored", event, posted } : { _tag: "Duplicate", event })
+            })
+          )
         ),
       storeConflict: (input, reason, processedAt) =>
         db.atomically(
@@ -199,26 +209,34 @@ export const layerMemoryTransfers = Layer.effect(
     const find = (reference: string) =>
       db.atomically(Effect.sync(() => Option.fromUndefinedOr(transfers.get(reference))))
     return Transfers.of({
-      insert: (input) =>
-        Effect.map(
-          insertOnce(
-            db,
-            transfers,
-            input.reference,
-            (at): Transfer => ({ ...input, status: "PENDING", createdAt: at, updatedAt: at })
-          ),
-          ({ created, row }) => ({ created, transfer: row })
+      // Applied by the memory recorder inside its transaction, before the hold's posting.
+      opened: (input) =>
+        memoryCause(() =>
+          Effect.map(
+            insertOnce(
+              db,
+              transfers,
+              input.reference,
+              (at): Transfer => ({ ...input, status: "PENDING", createdAt: at, updatedAt: at })
+            ),
+            ({ created, row }) => ({
+              written: created,
+              answer: () => Effect.succeed({ created, transfer: row })
+            })
+          )
         ),
       find,
       findForUpdate: find,
-      finish: (reference, status, at) =>
-        db.atomically(
+      finished: (reference, status, at) =>
+        memoryCause(() =>
           Effect.sync(() => {
             const transfer = transfers.get(reference)
-            if (transfer === undefined || transfer.status !== "PENDING") return Option.none()
+            if (transfer === undefined || transfer.status !== "PENDING") {
+              return { written: false, answer: () => Effect.succeed(Option.none<Transfer>()) }
+            }
             const finished: Transfer = { ...transfer, status, updatedAt: at }
             transfers.set(reference, finished)
-            return Option.some(finished)
+            return { written: true, answer: () => Effect.succeed(Option.some(finished)) }
           })
         )
     })
@@ -235,7 +253,7 @@ export const layerVerifierAccepting = (validSignature: string) =>
     })
   )
 
-/** Every banking repository in memory, sharing the ledger's `MemoryDatabase`; the inbox posts through `Ledger` and `NotificationOutbox`. */
+/** Every banking repository in memory, sharing the ledger's `MemoryDatabase`; their causes are written by the memory `LedgerRecorder`. */
 export const layerMemoryRepositories = Layer.mergeAll(
   layerMemoryWebhookInbox,
   layerMemoryDeadLetters,

@@ -5,6 +5,7 @@ import { COIN, Money, type Unit } from "../money/index.ts"
 import type { Account } from "./Account.ts"
 import { InsufficientFunds } from "./Errors.ts"
 import { type Discrepancy, Ledger } from "./Ledger.ts"
+import { type Cause, LedgerRecorder, type Notice } from "./LedgerRecorder.ts"
 import { LedgerStatement, type StatementEntriesQuery } from "./LedgerStatement.ts"
 import { type LedgerTransaction, postingMinorUnits } from "./LedgerTransaction.ts"
 import { balancesAfter, type StatementEntry } from "./Statement.ts"
@@ -236,11 +237,101 @@ export const layerMemoryLedger = Layer.effect(
   })
 )
 
-/** Ledger and unit of work in memory, plus the shared `MemoryDatabase` for other in-memory ports. */
-export const layerMemory: Layer.Layer<Ledger | UnitOfWork | MemoryDatabase> = Layer.mergeAll(
-  layerMemoryLedger,
+/** What an in-memory write of a cause did: whether its record is new, and how to answer given whether the posting was written. */
+export interface MemoryCauseWrite<A> {
+  readonly written: boolean
+  readonly answer: (posted: boolean) => Effect.Effect<A>
+}
+
+/**
+ * A `Cause` of the in-memory stores: a function the memory recorder applies inside its memory
+ * transaction, before the posting. `held` says whether the ledger held the posting's key before
+ * (false without a posting). Its answer runs after the posting, so it may read the balances.
+ */
+interface MemoryCause<A, E> extends Cause<A, E> {
+  readonly implementation: "memory"
+  readonly write: (held: boolean) => Effect.Effect<MemoryCauseWrite<A>, E>
+}
+
+/** The in-memory cause that `write` makes (see `MemoryCause`). */
+export const memoryCause = <A, E = never>(
+  write: (held: boolean) => Effect.Effect<MemoryCauseWrite<A>, E>
+): Cause<A, E> => {
+  const cause: MemoryCause<A, E> = { implementation: "memory", write }
+  return cause
+}
+
+/** A `Notice` of the in-memory outbox: its write, run when the posting is new. */
+interface MemoryNotice extends Notice {
+  readonly implementation: "memory"
+  readonly write: Effect.Effect<unknown>
+}
+
+export const memoryNotice = (write: Effect.Effect<unknown>): Notice => {
+  const notice: MemoryNotice = { implementation: "memory", write }
+  return notice
+}
+
+const memoryCauseOf = <A, E>(cause: Cause<A, E>) =>
+  cause.implementation === "memory"
+    ? Effect.succeed(cause as MemoryCause<A, E>)
+    : Effect.die(new Error(`the memory recorder cannot write a ${cause.implementation} cause`))
+
+const memoryNoticeOf = (notice: Notice) =>
+  notice.implementation === "memory"
+    ? Effect.succeed(notice as MemoryNotice)
+    : Effect.die(new Error(`the memory recorder cannot write a ${notice.implementation} notice`))
+
+/**
+ * `LedgerRecorder` in memory: the cause's write, its posting through `Ledger` when the cause is new,
+ * and the notice when the posting is, in one memory transaction (a failure anywhere restores all
+ * of it), as PostgreSQL's one statement.
+ */
+export const layerMemoryRecorder: Layer.Layer<LedgerRecorder, never, MemoryDatabase | Ledger> = Layer.effect(
+  LedgerRecorder,
+  Effect.gen(function* () {
+    const db = yield* MemoryDatabase
+    const ledger = yield* Ledger
+
+    const takesFromUser = (transaction: LedgerTransaction) =>
+      [...netByAccount(transaction).values()].some(({ account, delta }) => account.userId !== null && delta < 0n)
+
+    const write = <A, E, F>(
+      cause: Cause<A, E>,
+      transaction: LedgerTransaction | undefined,
+      notice: Notice | undefined,
+      post: (transaction: LedgerTransaction) => Effect.Effect<{ readonly created: boolean }, F>
+    ) =>
+      db.transaction(
+        Effect.gen(function* () {
+          const own = yield* memoryCauseOf(cause)
+          const held = transaction !== undefined && Option.isSome(yield* ledger.find(transaction.key))
+          const { written, answer } = yield* own.write(held)
+          let posted = false
+          if (written && transaction !== undefined) posted = (yield* post(transaction)).created
+          if (posted && notice !== undefined) yield* (yield* memoryNoticeOf(notice)).write
+          return yield* answer(posted)
+        })
+      )
+
+    // A credit cannot be refused: a refusal would be a bug, as it is on PostgreSQL.
+    const postCredit = (transaction: LedgerTransaction) =>
+      takesFromUser(transaction)
+        ? Effect.die(new Error(`ledger transaction ${transaction.key} takes from a user: use recordDebit`))
+        : Effect.orDie(ledger.post(transaction))
+
+    return LedgerRecorder.of({
+      record: (cause, posting) => write(cause, posting?.transaction, posting?.notice, postCredit),
+      recordDebit: (cause, transaction) => write(cause, transaction, undefined, ledger.post)
+    })
+  })
+)
+
+/** Ledger, its recorder and unit of work in memory, plus the shared `MemoryDatabase` for other in-memory ports. */
+export const layerMemory: Layer.Layer<Ledger | LedgerRecorder | UnitOfWork | MemoryDatabase> = Layer.mergeAll(
+  layerMemoryRecorder,
   layerMemoryUnitOfWork
-).pipe(Layer.provideMerge(layerMemoryDatabase))
+).pipe(Layer.provideMerge(layerMemoryLedger), Layer.provideMerge(layerMemoryDatabase))
 
 /**
  * The statement on the in-memory ledger: the postings `layerMemoryLedger` numbered, newest first,

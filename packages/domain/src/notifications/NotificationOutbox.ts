@@ -1,4 +1,5 @@
 import { Context, type Duration, type Effect, type Option } from "effect"
+import type { Notice } from "../ledger/LedgerRecorder.ts"
 import type {
   AttemptFacts,
   AttemptOutcome,
@@ -14,7 +15,8 @@ import type {
  * Where notifications wait between the write that decided them and their delivery. Every method
  * runs inside the caller's unit of work when there is one; `enqueue` must: it is called from the
  * transaction that credits the money (a replay's), so the notification commits or rolls back with
- * it. A credit or a spin writes its notification with its posting instead (`NotifiedPosting`).
+ * it. A credit or a spin hands its notification to the ledger instead, as a `notice` written with
+ * its posting (`LedgerRecorder.record`).
  */
 export class NotificationOutbox extends Context.Service<
   NotificationOutbox,
@@ -24,6 +26,11 @@ export class NotificationOutbox extends Context.Service<
      * nothing. A user with no active device gets no row. Returns the number of rows added.
      */
     enqueue(event: OutboxEvent): Effect.Effect<number>
+    /**
+     * `enqueue` of `event` as the ledger writes it with a posting, when the posting is new
+     * (`LedgerRecorder.record`): nothing is written until then.
+     */
+    notice(event: OutboxEvent): Notice
     /**
      * Takes up to `limit` due rows no one else holds, each under a lease of `lease`, and returns
      * them with their device as it is now. Rows held by another claim are skipped, never waited

@@ -3,12 +3,13 @@ import type { UserId } from "../auth/Model.ts"
 import { Devices } from "../devices/Devices.ts"
 import type { DeviceId, DeviceRegistration, TokenType } from "../devices/Model.ts"
 import { makeMemoryDevices } from "../devices/testing.ts"
-import { layerMemoryDatabase, MemoryDatabase } from "../ledger/testing.ts"
+import { layerMemoryDatabase, MemoryDatabase, memoryNotice } from "../ledger/testing.ts"
 import type {
   AttemptFacts,
   AttemptOutcome,
   ClaimedNotification,
   NotificationView,
+  OutboxEvent,
   OutboxStatus,
   RetryableStatus,
   TemplateCode
@@ -141,45 +142,48 @@ export const layerMemoryOutbox: Layer.Layer<NotificationOutbox | NotificationsMe
 
       const replace = (row: MemoryOutboxRow) => table.set(row.id, row)
 
+      const enqueue = (event: OutboxEvent) =>
+        db.atomically(
+          Effect.gen(function* () {
+            const at = yield* now
+            const entries = yield* Ref.get(directory)
+            let added = 0
+            for (const [deviceId, entry] of entries) {
+              if (entry.userId !== event.userId || !entry.active) continue
+              const exists = [...table.values()].some(
+                (row) => row.eventKey === event.eventKey && row.deviceId === deviceId
+              )
+              if (exists) continue
+              sequence += 1
+              added += 1
+              replace({
+                id: uuidFrom("00000000", sequence),
+                eventKey: event.eventKey,
+                userId: event.userId,
+                deviceId,
+                ...event.content,
+                status: "pending",
+                attempts: 0,
+                nextAttemptAt: at,
+                claimedUntil: null,
+                claimId: null,
+                lastError: null,
+                providerMessageId: null,
+                createdAt: at,
+                updatedAt: at,
+                sequence,
+                sendStartedAt: null,
+                inDoubt: false,
+                resends: 0
+              })
+            }
+            return added
+          })
+        )
+
       const outbox = NotificationOutbox.of({
-        enqueue: (event) =>
-          db.atomically(
-            Effect.gen(function* () {
-              const at = yield* now
-              const entries = yield* Ref.get(directory)
-              let added = 0
-              for (const [deviceId, entry] of entries) {
-                if (entry.userId !== event.userId || !entry.active) continue
-                const exists = [...table.values()].some(
-                  (row) => row.eventKey === event.eventKey && row.deviceId === deviceId
-                )
-                if (exists) continue
-                sequence += 1
-                added += 1
-                replace({
-                  id: uuidFrom("00000000", sequence),
-                  eventKey: event.eventKey,
-                  userId: event.userId,
-                  deviceId,
-                  ...event.content,
-                  status: "pending",
-                  attempts: 0,
-                  nextAttemptAt: at,
-                  claimedUntil: null,
-                  claimId: null,
-                  lastError: null,
-                  providerMessageId: null,
-                  createdAt: at,
-                  updatedAt: at,
-                  sequence,
-                  sendStartedAt: null,
-                  inDoubt: false,
-                  resends: 0
-                })
-              }
-              return added
-            })
-          ),
+        enqueue,
+        notice: (event) => memoryNotice(enqueue(event)),
         claimDue: ({ limit, lease }) =>
           db.atomically(
             Effect.gen(function* () {

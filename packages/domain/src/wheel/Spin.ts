@@ -1,6 +1,7 @@
 import { type DateTime, type Redacted, Schema } from "effect"
 import { UserId } from "../auth/Model.ts"
 import { ClientSeed } from "./ClientSeed.ts"
+import { AlreadySpun } from "./Errors.ts"
 import { Prize, SegmentId } from "./Model.ts"
 import { RoundId } from "./Round.ts"
 
@@ -44,6 +45,23 @@ export class Spin extends Schema.Class<Spin>("Spin")({
   createdAt: Schema.DateTimeUtc,
   idempotencyKey: Schema.NullOr(IdempotencyKey)
 }) {}
+
+/**
+ * The rule "one spin per user per round": a spin may not be recorded beside another spin of its
+ * user in its round, nor beside another spin of its user under the same idempotency key (a key
+ * names one spin request for ever). Returns the refusal, `AlreadySpun`, when `spin` breaks it
+ * against one of `recorded`, else `undefined`. Every store of spins enforces it atomically with the
+ * write (`SpinRepository.spun`): the in-memory one with this function under its lock, PostgreSQL
+ * with the unique indexes that guard it (`spins_user_round_key`, `spins_user_idempotency_key`).
+ */
+export const oneSpinPerRound = (spin: Spin, recorded: Iterable<Spin>): AlreadySpun | undefined => {
+  for (const other of recorded) {
+    if (other.userId !== spin.userId) continue
+    const sameKey = spin.idempotencyKey !== null && other.idempotencyKey === spin.idempotencyKey
+    if (other.round === spin.round || sameKey) return new AlreadySpun({ round: spin.round })
+  }
+  return undefined
+}
 
 export interface SpinPage {
   readonly limit: number

@@ -1,8 +1,8 @@
 import { BigDecimal, Context, DateTime, Effect, Layer, Option, Redacted, Result } from "effect"
 import { Hex } from "effect/encoding"
 import type { UserId } from "../auth/Model.ts"
-import { Ledger, Movements, UnitOfWork } from "../ledger/index.ts"
-import { NotificationOutbox, type NotifiedPosting, spinPrizeNotification } from "../notifications/index.ts"
+import { type CausedPosting, Ledger, LedgerRecorder, Movements, UnitOfWork } from "../ledger/index.ts"
+import { NotificationOutbox, type OutboxEvent, spinPrizeNotification } from "../notifications/index.ts"
 import { type ClientSeed, defaultClientSeed } from "./ClientSeed.ts"
 import { ClientSeeds } from "./ClientSeeds.ts"
 import { defaultWheel, isDefaultWheel } from "./DefaultWheel.ts"
@@ -41,7 +41,7 @@ export class SpinAndWinService extends Context.Service<
      * Spins once for the current round. The draw is made from the round's seed and the player's next
      * client seed and nonce, read once, then the spin is recorded with them (at most one per user
      * and round, enforced by the store), taking the nonce, and its prize credited through the ledger
-     * under the spin id, in one write (`SpinRepository.record`), only while the round is still open
+     * under the spin id, in one write (`LedgerRecorder.record` of `SpinRepository.spun`), only while the round is still open
      * by the store's clock. A prize of 0 posts nothing. Fails `AlreadySpun` for a second spin in the
      * round (also when the player's own concurrent spin took the nonce first), `SpinContended` when
      * the player's own concurrent seed change took it, `RoundClosed` when the round ended before
@@ -80,7 +80,7 @@ export class SpinAndWinService extends Context.Service<
 >()("@payments-gaming/domain/wheel/SpinAndWinService") {
   /**
    * Needs `WheelRepository`, `SpinRepository`, `RoundSeeds`, `ClientSeeds`, `WheelRandom`,
-   * `SeedCrypto`, `WheelSettings`, `Ledger` and `UnitOfWork`; time comes from `Clock`. It reads the active wheel
+   * `SeedCrypto`, `WheelSettings`, `Ledger`, `LedgerRecorder` and `UnitOfWork`; time comes from `Clock`. It reads the active wheel
    * and the round's seed on every request: put `layerWheelCaches` (WheelCaches.ts) in front of the
    * stores so that most requests read neither.
    */
@@ -95,11 +95,12 @@ export class SpinAndWinService extends Context.Service<
       const crypto = yield* SeedCrypto
       const settings = yield* WheelSettings
       const ledger = yield* Ledger
+      const recorder = yield* LedgerRecorder
       const unitOfWork = yield* UnitOfWork
       // Optional, so wheels built without an outbox (other services, tests) still build; they
-      // announce no prizes. Only whether a notification is built hangs on it: the spin's store
-      // writes the outbox row itself, in the spin's statement.
-      const notifies = Option.isSome(yield* Effect.serviceOption(NotificationOutbox))
+      // announce no prizes. The outbox only makes the notice: the ledger writes its row with the
+      // prize's posting, in the spin's statement.
+      const outbox = Option.getOrUndefined(yield* Effect.serviceOption(NotificationOutbox))
 
       // The migration seeds the default wheel in NGN. While nobody has edited it, it follows
       // DEFAULT_CURRENCY: an untouched default in another currency is re-issued (labels and cash
@@ -187,8 +188,11 @@ export class SpinAndWinService extends Context.Service<
           return outcome
         })
 
+      const noticeOf = (event: OutboxEvent | undefined) =>
+        event === undefined || outbox === undefined ? undefined : outbox.notice(event)
+
       /** The spin's prize as a posting with its notification, recorded with the spin; none for a prize of 0. */
-      const prizeOf = (spin: Spin, wheel: Wheel): Effect.Effect<NotifiedPosting | undefined> => {
+      const prizeOf = (spin: Spin, wheel: Wheel): Effect.Effect<CausedPosting | undefined> => {
         if (spin.prize.value === 0) return Effect.undefined
         const built =
           spin.prize.type === "coin"
@@ -204,10 +208,7 @@ export class SpinAndWinService extends Context.Service<
         return Result.match(built, {
           onFailure: Effect.die,
           onSuccess: (transaction) =>
-            Effect.succeed({
-              transaction,
-              notification: notifies ? spinPrizeNotification(spin, wheel.currency) : undefined
-            })
+            Effect.succeed({ transaction, notice: noticeOf(spinPrizeNotification(spin, wheel.currency)) })
         })
       }
 
@@ -277,9 +278,8 @@ export class SpinAndWinService extends Context.Service<
         const drawAndRecord = Effect.gen(function* () {
           const drawn = yield* draw(userId, wheel, seed, next, { spinId, round, at }, idempotencyKey)
           // One write: the nonce, the spin, its prize's posting and the prize's notification (issue 16).
-          const recorded = yield* spins.record(
-            drawn.spin,
-            { startMillis, endMillis },
+          const recorded = yield* recorder.record(
+            spins.spun(drawn.spin, { startMillis, endMillis }),
             yield* prizeOf(drawn.spin, wheel)
           )
           if (recorded._tag === "Recorded") return { ...drawn, coins: recorded.coins }

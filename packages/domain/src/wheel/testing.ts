@@ -1,22 +1,19 @@
 import { Clock, DateTime, Effect, Layer, Option } from "effect"
 import { Digest, Mac, SecureRandom } from "effect/crypto"
 import type { UserId } from "../auth/Model.ts"
-import { Ledger, type UnitOfWork } from "../ledger/index.ts"
-import { layerMemory as layerMemoryLedger, MemoryDatabase } from "../ledger/testing.ts"
+import { Ledger, type LedgerRecorder, type UnitOfWork } from "../ledger/index.ts"
+import { layerMemory as layerMemoryLedger, MemoryDatabase, memoryCause } from "../ledger/testing.ts"
 import type { Currency } from "../money/index.ts"
-import { NotificationOutbox } from "../notifications/NotificationOutbox.ts"
-import { type NotifiedPosting, postNotified } from "../notifications/NotifiedPosting.ts"
 import { utf8Bytes } from "../text/Utf8Bytes.ts"
 import { ClientSeeds } from "./ClientSeeds.ts"
 import { defaultWheel } from "./DefaultWheel.ts"
-import { AlreadySpun } from "./Errors.ts"
 import { Wheel, type WheelDefinition } from "./Model.ts"
 import type { RoundId, RoundWindow } from "./Round.ts"
 import { RoundSeeds } from "./RoundSeeds.ts"
 import { SeedCrypto } from "./SeedCrypto.ts"
-import type { IdempotencyKey, RoundSeed, Spin, SpinPage } from "./Spin.ts"
+import { type IdempotencyKey, oneSpinPerRound, type RoundSeed, type Spin, type SpinPage } from "./Spin.ts"
 import { SpinAndWinService } from "./SpinAndWinService.ts"
-import { SpinRepository } from "./SpinRepository.ts"
+import { type SpinRecord, SpinRepository } from "./SpinRepository.ts"
 import type { ClientSeedState } from "./Views.ts"
 import { layerWheelCaches } from "./WheelCaches.ts"
 import { WheelRandom } from "./WheelRandom.ts"
@@ -81,16 +78,15 @@ const CLIENT_SEEDS_TABLE = "wheel.client_seeds"
 
 /**
  * An in-memory `SpinRepository` with the SQL one's rules: the nonce check and advance on the
- * client-seed table `layerMemoryClientSeeds` keeps, the two uniqueness rules, and a prize posted
- * through `Ledger` and announced through the outbox, when there is one, all in one memory
- * transaction.
+ * client-seed table `layerMemoryClientSeeds` keeps and "one spin per user per round"
+ * (`oneSpinPerRound`). Its `spun` is a function the memory ledger's recorder applies inside its
+ * memory transaction, before the prize's posting; its answer reads the coins after it.
  */
 export const layerMemorySpinRepository: Layer.Layer<SpinRepository, never, MemoryDatabase | Ledger> = Layer.effect(
   SpinRepository,
   Effect.gen(function* () {
     const db = yield* MemoryDatabase
     const ledger = yield* Ledger
-    const outbox = Option.getOrUndefined(yield* Effect.serviceOption(NotificationOutbox))
     const rows = db.table<Spin>("wheel.spins")
     const seeds = db.table<ClientSeedState>(CLIENT_SEEDS_TABLE)
 
@@ -110,30 +106,28 @@ export const layerMemorySpinRepository: Layer.Layer<SpinRepository, never, Memor
     const insert = (spin: Spin) =>
       db.atomically(
         Effect.suspend(() => {
-          for (const other of rows.values()) {
-            const sameRound = other.userId === spin.userId && other.round === spin.round
-            const sameKey =
-              spin.idempotencyKey !== null &&
-              other.userId === spin.userId &&
-              other.idempotencyKey === spin.idempotencyKey
-            if (sameRound || sameKey) return Effect.fail(new AlreadySpun({ round: spin.round }))
-          }
+          const refused = oneSpinPerRound(spin, rows.values())
+          if (refused !== undefined) return Effect.fail(refused)
           rows.set(spin.spinId, spin)
           return Effect.void
         })
       )
 
-    const record = (spin: Spin, open: RoundWindow, prize?: NotifiedPosting) =>
-      db.transaction(
+    const nothing = (answer: SpinRecord) => ({ written: false, answer: () => Effect.succeed(answer) })
+
+    const spun = (spin: Spin, open: RoundWindow) =>
+      memoryCause(() =>
         Effect.gen(function* () {
           // The store's clock, as PostgreSQL's now() is the SQL store's: here the Effect Clock (TestClock in tests).
           const millis = yield* Clock.currentTimeMillis
-          if (millis < open.startMillis || millis >= open.endMillis) return { _tag: "Closed" as const }
-          if (!(yield* takeNonce(spin))) return { _tag: "Stale" as const }
+          if (millis < open.startMillis || millis >= open.endMillis) return nothing({ _tag: "Closed" })
+          if (!(yield* takeNonce(spin))) return nothing({ _tag: "Stale" })
           yield* insert(spin)
-          if (prize !== undefined) yield* postNotified(ledger, outbox, prize)
-          const { coins } = yield* ledger.balances(spin.userId)
-          return { _tag: "Recorded" as const, coins }
+          return {
+            written: true,
+            answer: () =>
+              Effect.map(ledger.balances(spin.userId), ({ coins }): SpinRecord => ({ _tag: "Recorded", coins }))
+          }
         })
       )
 
@@ -154,7 +148,7 @@ export const layerMemorySpinRepository: Layer.Layer<SpinRepository, never, Memor
         )
       )
 
-    return SpinRepository.of({ record, findByIdempotencyKey, listRound })
+    return SpinRepository.of({ spun, findByIdempotencyKey, listRound })
   })
 )
 
@@ -293,6 +287,7 @@ export const layerMemoryPorts = (
   | SeedCrypto
   | WheelSettings
   | Ledger
+  | LedgerRecorder
   | UnitOfWork
   | MemoryDatabase
 > =>

@@ -8,7 +8,7 @@ import {
   type WebhookEventsService,
   WebhookInbox
 } from "@payments-gaming/domain/banking"
-import { Account, Ledger, Movements, type UnitOfWork } from "@payments-gaming/domain/ledger"
+import { Account, Ledger, LedgerRecorder, Movements, type UnitOfWork } from "@payments-gaming/domain/ledger"
 import { Money } from "@payments-gaming/domain/money"
 import { BigDecimal, Effect, Option, Result } from "effect"
 import { bytes, credit, type Json, transferEvent, unique } from "./fixtures.ts"
@@ -17,6 +17,7 @@ import { listingContract } from "./listingContract.ts"
 export type BankingContext =
   | BankingService
   | Ledger
+  | LedgerRecorder
   | UnitOfWork
   | WebhookInbox
   | DeadLetters
@@ -57,8 +58,7 @@ const inboxEvent = (reference: string) => ({
 
 /** Its deposit of 10 NGN to `userId`, with no notification. */
 const inboxDeposit = (userId: UserId, reference: string) => ({
-  transaction: Result.getOrThrow(Movements.deposit({ reference, userId, currency: "NGN", amount: dec("10") })),
-  notification: undefined
+  transaction: Result.getOrThrow(Movements.deposit({ reference, userId, currency: "NGN", amount: dec("10") }))
 })
 
 /** A user with a linked NGN virtual account. */
@@ -131,20 +131,27 @@ export const bankingContract = (it: It) => {
       Effect.gen(function* () {
         const inbox = yield* WebhookInbox
         const ledger = yield* Ledger
+        const recorder = yield* LedgerRecorder
         const userId = unique("user") as UserId
         const settled = { outcome: "processed" as const, reason: null, processedAt: new Date() }
         const held = { outcome: "processed" as const, reason: "held already" }
 
         const heldReference = unique("held")
         yield* ledger.post(inboxDeposit(userId, heldReference).transaction)
-        const stored = yield* inbox.store(inboxEvent(heldReference), settled, inboxDeposit(userId, heldReference), held)
+        const stored = yield* recorder.record(
+          inbox.credit(inboxEvent(heldReference), settled, held),
+          inboxDeposit(userId, heldReference)
+        )
         assert.strictEqual(stored._tag, "Stored")
         assert.isFalse(stored._tag === "Stored" && stored.posted)
         assert.deepStrictEqual([stored.event.outcome, stored.event.reason], ["processed", "held already"])
         assert.deepStrictEqual(yield* storedOutcome(stored.event.id), ["processed", "held already"])
 
         const newReference = unique("new")
-        const fresh = yield* inbox.store(inboxEvent(newReference), settled, inboxDeposit(userId, newReference), held)
+        const fresh = yield* recorder.record(
+          inbox.credit(inboxEvent(newReference), settled, held),
+          inboxDeposit(userId, newReference)
+        )
         assert.isTrue(fresh._tag === "Stored" && fresh.posted)
         assert.deepStrictEqual(yield* storedOutcome(fresh.event.id), ["processed", null])
         assert.strictEqual(yield* cash(userId), "20.00")
@@ -155,17 +162,24 @@ export const bankingContract = (it: It) => {
     Effect.gen(function* () {
       const inbox = yield* WebhookInbox
       const ledger = yield* Ledger
+      const recorder = yield* LedgerRecorder
       const userId = unique("user") as UserId
       const settled = { outcome: "processed" as const, reason: "settled", processedAt: new Date() }
 
       const newReference = unique("new")
-      const fresh = yield* inbox.store(inboxEvent(newReference), settled, inboxDeposit(userId, newReference))
+      const fresh = yield* recorder.record(
+        inbox.credit(inboxEvent(newReference), settled),
+        inboxDeposit(userId, newReference)
+      )
       assert.isTrue(fresh._tag === "Stored" && fresh.posted)
       assert.deepStrictEqual(yield* storedOutcome(fresh.event.id), ["processed", "settled"])
 
       const heldReference = unique("held")
       yield* ledger.post(inboxDeposit(userId, heldReference).transaction)
-      const stored = yield* inbox.store(inboxEvent(heldReference), settled, inboxDeposit(userId, heldReference))
+      const stored = yield* recorder.record(
+        inbox.credit(inboxEvent(heldReference), settled),
+        inboxDeposit(userId, heldReference)
+      )
       assert.isTrue(stored._tag === "Stored" && !stored.posted)
       assert.deepStrictEqual(yield* storedOutcome(stored.event.id), ["processed", "settled"])
       assert.strictEqual(yield* cash(userId), "20.00")

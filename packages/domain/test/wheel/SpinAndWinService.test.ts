@@ -3,7 +3,8 @@ import { BigDecimal, Context, DateTime, Effect, Exit, Layer, Option } from "effe
 import { Hex } from "effect/encoding"
 import { TestClock } from "effect/testing"
 import type { UserId } from "../../src/auth/Model.ts"
-import { Account, Ledger } from "../../src/ledger/index.ts"
+import { Account, type Cause, type CausedPosting, Ledger, LedgerRecorder } from "../../src/ledger/index.ts"
+import { layerMemoryRecorder, memoryCause } from "../../src/ledger/testing.ts"
 import { type ClientSeed, defaultClientSeed } from "../../src/wheel/ClientSeed.ts"
 import { ClientSeeds } from "../../src/wheel/ClientSeeds.ts"
 import { defaultWheel } from "../../src/wheel/DefaultWheel.ts"
@@ -48,10 +49,10 @@ const playerLandingOn = (_round: string, wanted: (segment: Segment) => boolean) 
 
 const atNoon = TestClock.setTime(NOON_LAGOS)
 
-/** The service on the in-memory ports (which stay reachable), its spin store replaced by `spins`. */
-const withSpinRepository = <E, R>(spins: Layer.Layer<SpinRepository, E, R>) =>
+/** The service on the in-memory ports (which stay reachable), its ledger recorder replaced by `recorder`. */
+const withRecorder = <E, R>(recorder: Layer.Layer<LedgerRecorder, E, R>) =>
   SpinAndWinService.layer.pipe(
-    Layer.provide(spins),
+    Layer.provide(recorder),
     Layer.provideMerge(layerMemoryPorts({ random: { roundSeed: ROUND_SEED } }))
   )
 
@@ -214,10 +215,10 @@ describe("SpinAndWinService.spin", () => {
       assert.strictEqual(recorded.length, 0)
     }).pipe(
       Effect.provide(
-        // The store posts the prize with the spin (SpinRepository.record): give it a ledger that
-        // fails. Fresh, or the ports' own instance, on the real ledger, would be shared.
-        withSpinRepository(
-          Layer.fresh(layerMemorySpinRepository).pipe(
+        // The ledger's recorder posts the prize with the spin (LedgerRecorder.record): give it a
+        // ledger that fails. Fresh, or the ports' own instance, on the real ledger, would be shared.
+        withRecorder(
+          Layer.fresh(layerMemoryRecorder).pipe(
             Layer.provide(
               Layer.effect(
                 Ledger,
@@ -245,11 +246,13 @@ describe("SpinAndWinService.spin when its nonce is taken", () => {
         const real = yield* SpinRepository
         return SpinRepository.of({
           ...real,
-          record: () =>
-            Effect.sync(() => {
-              attempts++
-              return { _tag: "Stale" as const }
-            })
+          spun: () =>
+            memoryCause(() =>
+              Effect.sync(() => {
+                attempts++
+                return { written: false, answer: () => Effect.succeed({ _tag: "Stale" as const }) }
+              })
+            )
         })
       })
     ).pipe(Layer.provide(Layer.fresh(layerMemorySpinRepository)))
@@ -291,12 +294,25 @@ describe("SpinAndWinService.spin when its nonce is taken", () => {
   })
 })
 
-/** The in-memory spin store with its `record` replaced by `wrap` of the real one. */
-const withRecord = (wrap: (real: SpinRepository["Service"]) => SpinRepository["Service"]["record"]) =>
+/**
+ * The in-memory ledger recorder (which writes every spin) with its `record` wrapped: `before` runs
+ * ahead of each write, `after` between a write and a second run of it (when given).
+ */
+const withRecord = (before: Effect.Effect<void>, after?: Effect.Effect<void>) =>
   Layer.effect(
-    SpinRepository,
-    Effect.map(SpinRepository, (real) => SpinRepository.of({ ...real, record: wrap(real) }))
-  ).pipe(Layer.provide(Layer.fresh(layerMemorySpinRepository)))
+    LedgerRecorder,
+    Effect.map(LedgerRecorder, (real) =>
+      LedgerRecorder.of({
+        ...real,
+        record: <A, E>(cause: Cause<A, E>, posting?: CausedPosting) => {
+          const once = Effect.andThen(before, real.record(cause, posting))
+          return after === undefined
+            ? once
+            : once.pipe(Effect.andThen(after), Effect.andThen(real.record(cause, posting)))
+        }
+      })
+    )
+  ).pipe(Layer.provide(Layer.fresh(layerMemoryRecorder)))
 
 describe("SpinAndWinService at a round's end", () => {
   const LAGOS_MIDNIGHT = DateTime.toEpochMillis(DateTime.makeUnsafe("2026-05-01T23:00:00Z"))
@@ -306,10 +322,7 @@ describe("SpinAndWinService at a round's end", () => {
     () => {
       // The store's clock moves past the round's end between the spin's reading of the time and its
       // write, as a spin started just before midnight would see it.
-      const lateWrite = withRecord(
-        (real) => (spin, open, prize) =>
-          Effect.andThen(TestClock.setTime(LAGOS_MIDNIGHT), real.record(spin, open, prize))
-      )
+      const lateWrite = withRecord(TestClock.setTime(LAGOS_MIDNIGHT))
       return Effect.gen(function* () {
         yield* TestClock.setTime(LAGOS_MIDNIGHT - 1)
         const service = yield* SpinAndWinService
@@ -320,7 +333,7 @@ describe("SpinAndWinService at a round's end", () => {
         assert.deepStrictEqual(yield* spins.listRound("2026-05-01" as RoundId, { limit: 10, offset: 0 }), [])
         assert.strictEqual((yield* service.clientSeed(user("late"))).nonce, 0)
         assert.strictEqual((yield* (yield* Ledger).balances(user("late"))).coins, 0n)
-      }).pipe(Effect.provide(withSpinRepository(lateWrite)))
+      }).pipe(Effect.provide(withRecorder(lateWrite)))
     }
   )
 
@@ -329,12 +342,7 @@ describe("SpinAndWinService at a round's end", () => {
     () => {
       // What UnitOfWork.idempotent does on PostgreSQL when the reply of a committed write is lost:
       // the write runs again, here once the round has ended, and that second run finds it closed.
-      const committedThenRetried = withRecord(
-        (real) => (spin, open, prize) =>
-          real
-            .record(spin, open, prize)
-            .pipe(Effect.andThen(TestClock.setTime(LAGOS_MIDNIGHT)), Effect.andThen(real.record(spin, open, prize)))
-      )
+      const committedThenRetried = withRecord(Effect.void, TestClock.setTime(LAGOS_MIDNIGHT))
       return Effect.gen(function* () {
         yield* TestClock.setTime(LAGOS_MIDNIGHT - 1)
         const service = yield* SpinAndWinService
@@ -346,7 +354,7 @@ describe("SpinAndWinService at a round's end", () => {
           [outcome.spinId]
         )
         assert.isFalse(outcome.replayed)
-      }).pipe(Effect.provide(withSpinRepository(committedThenRetried)))
+      }).pipe(Effect.provide(withRecorder(committedThenRetried)))
     }
   )
 

@@ -2,7 +2,7 @@ import * as SpinRepositoryPg from "@payments-gaming/adapters/postgres/SpinReposi
 import { TestDatabase } from "@payments-gaming/adapters/test/support/TestDatabase"
 import * as Layers from "@payments-gaming/composition/Layers"
 import { SpinRepository, type WheelRandom } from "@payments-gaming/domain/wheel"
-import { Clock, ConfigProvider, Effect, Layer } from "effect"
+import { ConfigProvider, DateTime, Effect, Layer } from "effect"
 
 /** A fresh database with every migration, the ledger (0002) and the wheel (0006) among them. */
 export const WheelDatabase = TestDatabase
@@ -20,11 +20,12 @@ export const layerSpinsOnServiceClock = Layer.effect(
     const real = yield* SpinRepositoryPg.make
     return SpinRepository.of({
       ...real,
-      record: (spin, open, prize) =>
-        Effect.flatMap(Clock.currentTimeMillis, (serviceNow) => {
-          const shift = Date.now() - serviceNow
-          return real.record(spin, { startMillis: open.startMillis + shift, endMillis: open.endMillis + shift }, prize)
-        })
+      // The service's clock at the spin is the spin's own time (`createdAt`, read from the service's
+      // clock as it drew): the cause is made with no effect to read a clock with.
+      spun: (spin, open) => {
+        const shift = Date.now() - DateTime.toEpochMillis(spin.createdAt)
+        return real.spun(spin, { startMillis: open.startMillis + shift, endMillis: open.endMillis + shift })
+      }
     })
   })
 )

@@ -3,7 +3,7 @@ import { assert, describe, layer } from "@effect/vitest"
 import * as SpinRepositoryPg from "@payments-gaming/adapters/postgres/SpinRepository"
 import * as CryptoWheelRandom from "@payments-gaming/adapters/wheel/CryptoWheelRandom"
 import type { UserId } from "@payments-gaming/domain/auth"
-import { Ledger, Movements } from "@payments-gaming/domain/ledger"
+import { Ledger, LedgerRecorder, Movements } from "@payments-gaming/domain/ledger"
 import { concurrentSpins } from "@payments-gaming/domain/test/support/wheelFixtures"
 import { WheelTesting } from "@payments-gaming/domain/testing"
 import {
@@ -173,8 +173,9 @@ describe("spin-and-win on PostgreSQL", () => {
       () =>
         Effect.gen(function* () {
           // The service wires an outbox; a composition without one records a prize with no
-          // notification, which is its own statement (SpinRepository.record).
+          // notification, which is its own statement (LedgerRecorder.record of SpinRepository.spun).
           const spins = yield* SpinRepository
+          const recorder = yield* LedgerRecorder
           const ledger = yield* Ledger
           const sql = yield* SqlClient.SqlClient
           const userId = user(`quiet-winner-${randomUUID()}`)
@@ -198,7 +199,7 @@ describe("spin-and-win on PostgreSQL", () => {
           const transaction = Result.getOrThrow(
             Movements.coinPrize({ key: spin.spinId, userId, coins: BigInt(segment.value) })
           )
-          const recorded = yield* spins.record(spin, WheelTesting.alwaysOpen, { transaction, notification: undefined })
+          const recorded = yield* recorder.record(spins.spun(spin, WheelTesting.alwaysOpen), { transaction })
           assert.deepStrictEqual(recorded, { _tag: "Recorded", coins: BigInt(segment.value) })
           assert.strictEqual((yield* ledger.balances(userId)).coins, BigInt(segment.value))
           assert.strictEqual(yield* movementsOf(userId), 1)
@@ -244,6 +245,7 @@ describe("spin-and-win on PostgreSQL", () => {
       Effect.gen(function* () {
         const seeds = yield* ClientSeeds
         const spins = yield* SpinRepository
+        const recorder = yield* LedgerRecorder
         const service = yield* serviceAtNoon
         const sql = yield* SqlClient.SqlClient
         const who = user("seed-owner")
@@ -266,7 +268,7 @@ describe("spin-and-win on PostgreSQL", () => {
           { ...tomorrow, nonce: 1, clientSeed: seed("not mine") }
         ]) {
           const spin = new Spin({ ...stale, spinId: randomUUID() as SpinId })
-          assert.deepStrictEqual(yield* spins.record(spin, WheelTesting.alwaysOpen), { _tag: "Stale" })
+          assert.deepStrictEqual(yield* recorder.record(spins.spun(spin, WheelTesting.alwaysOpen)), { _tag: "Stale" })
           const [row] = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM spins WHERE id = ${spin.spinId}`
           assert.strictEqual(row?.n, 0)
         }
@@ -333,7 +335,7 @@ describe("spin-and-win on PostgreSQL", () => {
       Effect.gen(function* () {
         // The first write commits, then its connection is reported lost, as when the server's reply
         // never arrives; the spin then runs again (UnitOfWork.idempotent), on the live clock.
-        const real = yield* SpinRepository
+        const real = yield* LedgerRecorder
         let writes = 0
         const lost = new SqlError.SqlError({
           reason: new SqlError.ConnectionError({
@@ -342,17 +344,17 @@ describe("spin-and-win on PostgreSQL", () => {
             operation: "query"
           })
         })
-        const cutAfterCommit = SpinRepository.of({
+        const cutAfterCommit = LedgerRecorder.of({
           ...real,
-          record: (spin, open, prize) =>
-            Effect.flatMap(real.record(spin, open, prize), (result) =>
+          record: (cause, posting) =>
+            Effect.flatMap(real.record(cause, posting), (result) =>
               ++writes === 1 ? Effect.die(lost) : Effect.succeed(result)
             )
         })
         const service = yield* Effect.provide(
           SpinAndWinService,
-          // Fresh: the test layer's own service (on the real store) would be shared otherwise.
-          Layer.fresh(SpinAndWinService.layer).pipe(Layer.provide(Layer.succeed(SpinRepository, cutAfterCommit)))
+          // Fresh: the test layer's own service (on the real recorder) would be shared otherwise.
+          Layer.fresh(SpinAndWinService.layer).pipe(Layer.provide(Layer.succeed(LedgerRecorder, cutAfterCommit)))
         )
         const { userId, segment } = yield* playerLandingOn("cut-spinner", (s) => s.type === "coin")
         const outcome = yield* service.spin(userId)
@@ -377,6 +379,7 @@ describe("spin-and-win on PostgreSQL", () => {
         Effect.gen(function* () {
           // The real statement, on the database's own now(): no TestClock anywhere near it.
           const spins = yield* SpinRepositoryPg.make
+          const recorder = yield* LedgerRecorder
           const sql = yield* SqlClient.SqlClient
           const [clock] = yield* sql<{ now: Date }>`SELECT now() AS now`
           const roundAt = makeRoundClock(DateTime.zoneMakeNamedUnsafe("Africa/Lagos"))
@@ -401,15 +404,17 @@ describe("spin-and-win on PostgreSQL", () => {
           const prizeOf = (spin: Spin) => ({
             transaction: Result.getOrThrow(
               Movements.coinPrize({ key: spin.spinId, userId: who, coins: BigInt(FIRST_COIN.value) })
-            ),
-            notification: undefined
+            )
           })
           // Yesterday's spin (its statement runs after its round ended) and tomorrow's: nothing at all.
           for (const { round, startMillis, endMillis } of [yesterday, tomorrow]) {
             const late = spinIn(round)
-            assert.deepStrictEqual(yield* spins.record(late, { startMillis, endMillis }, prizeOf(late)), {
-              _tag: "Closed"
-            })
+            assert.deepStrictEqual(
+              yield* recorder.record(spins.spun(late, { startMillis, endMillis }), prizeOf(late)),
+              {
+                _tag: "Closed"
+              }
+            )
           }
           const [written] = yield* sql<{ spins: number; seeds: number }>`SELECT
           (SELECT count(*)::int FROM spins WHERE user_id = ${who}) AS spins,
@@ -418,9 +423,8 @@ describe("spin-and-win on PostgreSQL", () => {
           assert.strictEqual(yield* movementsOf(who), 0)
           // Today's is recorded by the same statement.
           const onTime = spinIn(today.round)
-          const recorded = yield* spins.record(
-            onTime,
-            { startMillis: today.startMillis, endMillis: today.endMillis },
+          const recorded = yield* recorder.record(
+            spins.spun(onTime, { startMillis: today.startMillis, endMillis: today.endMillis }),
             prizeOf(onTime)
           )
           assert.strictEqual(recorded._tag, "Recorded")

@@ -1,5 +1,6 @@
 import { assert, describe, layer } from "@effect/vitest"
 import type { UserId } from "@payments-gaming/domain/auth"
+import { LedgerRecorder } from "@payments-gaming/domain/ledger"
 import { WheelTesting } from "@payments-gaming/domain/testing"
 import {
   type ClientSeed,
@@ -141,6 +142,7 @@ describe("spin-and-win SQL per request", () => {
     it.effect("record: either unique key refuses with AlreadySpun, and writes nothing, the nonce neither", () =>
       Effect.gen(function* () {
         const spins = yield* SpinRepository
+        const recorder = yield* LedgerRecorder
         const seeds = yield* ClientSeeds
         const sql = yield* SqlClient.SqlClient
         const count = (userId: string) =>
@@ -151,15 +153,15 @@ describe("spin-and-win SQL per request", () => {
         const nextNonce = (userId: string) =>
           Effect.map(seeds.current(user(userId)), Option.match({ onNone: () => -1, onSome: (state) => state.nonce }))
         const recorded = (spin: Spin) =>
-          Effect.map(spins.record(spin, WheelTesting.alwaysOpen), (result) => result._tag)
+          Effect.map(recorder.record(spins.spun(spin, WheelTesting.alwaysOpen)), (result) => result._tag)
         assert.strictEqual(yield* recorded(spinOf("recorder", "2026-05-01", "key-1", 0)), "Recorded")
         // Same user and round, another key: a second spin in the round.
         const sameRound = yield* Effect.flip(
-          spins.record(spinOf("recorder", "2026-05-01", "key-2", 1), WheelTesting.alwaysOpen)
+          recorder.record(spins.spun(spinOf("recorder", "2026-05-01", "key-2", 1), WheelTesting.alwaysOpen))
         )
         // Same user and key, another round: the key's first request already spun.
         const sameKey = yield* Effect.flip(
-          spins.record(spinOf("recorder", "2026-05-02", "key-1", 1), WheelTesting.alwaysOpen)
+          recorder.record(spins.spun(spinOf("recorder", "2026-05-02", "key-1", 1), WheelTesting.alwaysOpen))
         )
         assert.deepStrictEqual(
           [sameRound._tag, sameKey._tag, sameRound.round, sameKey.round],
@@ -174,10 +176,10 @@ describe("spin-and-win SQL per request", () => {
         assert.strictEqual(yield* recorded(spinOf("someone-else", "2026-05-01", "key-1", 0)), "Recorded")
         assert.strictEqual(yield* count("someone-else"), 1)
         // Without a key, only the round counts.
-        yield* spins.record(spinOf("keyless", "2026-05-01", null, 0), WheelTesting.alwaysOpen)
-        yield* spins.record(spinOf("keyless", "2026-05-02", null, 1), WheelTesting.alwaysOpen)
+        yield* recorder.record(spins.spun(spinOf("keyless", "2026-05-01", null, 0), WheelTesting.alwaysOpen))
+        yield* recorder.record(spins.spun(spinOf("keyless", "2026-05-02", null, 1), WheelTesting.alwaysOpen))
         const refused = yield* Effect.flip(
-          spins.record(spinOf("keyless", "2026-05-02", null, 2), WheelTesting.alwaysOpen)
+          recorder.record(spins.spun(spinOf("keyless", "2026-05-02", null, 2), WheelTesting.alwaysOpen))
         )
         assert.strictEqual(refused._tag, "AlreadySpun")
         assert.strictEqual(yield* count("keyless"), 2)
