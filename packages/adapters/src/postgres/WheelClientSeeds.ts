@@ -14,7 +14,7 @@ const UserAndSeed = Schema.Struct({ userId: Schema.String, clientSeed: Schema.St
 /**
  * `ClientSeeds` on PostgreSQL (table `wheel_client_seeds`, migration `0014_wheel_client_seeds`), on
  * the ambient client. Each operation is one statement. A spin takes its nonce in the statement that
- * records it (`SpinRepository.record`).
+ * records it (`SpinRepository.spun`, written by the ledger).
  */
 export const make = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient

@@ -30,8 +30,9 @@ export interface Discrepancy {
 /**
  * The double-entry ledger. Every method runs inside the caller's unit of work when there is one
  * (`UnitOfWork.transaction`), so a posting commits or rolls back together with whatever caused it.
- * A credit's or a spin's posting is written by the store of its cause instead, in the same
- * statement (`NotifiedPosting`), under the same rules.
+ * A posting with the record of its cause (a webhook credit, a spin's prize, a transfer's hold or
+ * settlement) is written by `LedgerRecorder` instead, in one write with that record, under the
+ * same rules.
  */
 export class Ledger extends Context.Service<
   Ledger,

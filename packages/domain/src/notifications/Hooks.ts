@@ -12,7 +12,7 @@ export const prizeNotification = (options: {
 }): OutboxEvent => ({ eventKey: options.key, userId: options.userId, content: prizeWon(options.prize) })
 
 /**
- * The notification of a spin's prize, to commit with the spin and its posting (`NotifiedPosting`);
+ * The notification of a spin's prize, to commit with the spin and its posting (`LedgerRecorder.record`);
  * a prize of nothing is not announced.
  */
 export const spinPrizeNotification = (

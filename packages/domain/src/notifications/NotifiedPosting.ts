@@ -5,12 +5,10 @@ import type { OutboxEvent } from "./Model.ts"
 import type { NotificationOutbox } from "./NotificationOutbox.ts"
 
 /**
- * A ledger transaction that commits with the record of what caused it (a webhook event, a spin),
- * and the notification its user is sent when the transaction is new. A store that takes one writes
- * the record, the posting and the notification atomically, and posts nothing when the record was
- * there already; on PostgreSQL that is one statement, which needs no transaction of its own
- * (issue 16). Only credits qualify: a posting that takes money from a user may be refused, and a
- * store treats one as a defect.
+ * A credit and the notification its user is sent when the transaction is new, as a use case
+ * decides them (a deposit). Written with the record of its cause by `LedgerRecorder.record` (the
+ * notification as the outbox's `notice`), or by `postNotified` for a cause stored already (a
+ * replay). Only credits qualify: a posting that takes money from a user may be refused.
  */
 export interface NotifiedPosting {
   readonly transaction: LedgerTransaction
@@ -21,8 +19,8 @@ export interface NotifiedPosting {
 /**
  * Posts `posting` through `ledger` and, when its transaction is new, enqueues its notification
  * through `outbox` (none: announced nowhere). True when the transaction is new. The way to write a
- * `NotifiedPosting` without a store that does it in one statement: a replay, the memory stores.
- * Run it inside a unit of work, so the two commit together. A credit cannot be refused, so a refusal
+ * `NotifiedPosting` whose cause is stored already (a replay of a stored event). Run it inside a
+ * unit of work, so the two commit together. A credit cannot be refused, so a refusal
  * is a defect.
  */
 export const postNotified = (

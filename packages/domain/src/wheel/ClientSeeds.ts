@@ -17,6 +17,6 @@ export class ClientSeeds extends Context.Service<
      * already set changes nothing (a PUT repeated is the same PUT). Returns the state afterwards.
      */
     set(userId: UserId, clientSeed: ClientSeed): Effect.Effect<ClientSeedState>
-    // A spin takes its nonce when it is recorded: `SpinRepository.record`.
+    // A spin takes its nonce when it is recorded: `SpinRepository.spun`.
   }
 >()("@payments-gaming/domain/wheel/ClientSeeds") {}
