@@ -3,14 +3,14 @@ import type { UserId } from "@payments-gaming/domain/auth"
 import {
   BankingService,
   DeadLetters,
-  type Transfers,
+  Transfers,
   type VirtualAccounts,
   type WebhookEventsService,
   WebhookInbox
 } from "@payments-gaming/domain/banking"
 import { Account, Ledger, LedgerRecorder, Movements, type UnitOfWork } from "@payments-gaming/domain/ledger"
 import { Money } from "@payments-gaming/domain/money"
-import { BigDecimal, Effect, Option, Result } from "effect"
+import { BigDecimal, Effect, Exit, Option, Result } from "effect"
 import { bytes, credit, type Json, transferEvent, unique } from "./fixtures.ts"
 import { listingContract } from "./listingContract.ts"
 
@@ -509,6 +509,56 @@ export const bankingContract = (it: It) => {
       assert.strictEqual(yield* cash(userId), "0.00")
       const view = yield* banking.recordTransfer({ reference, userId, currency: "NGN", amount: dec("50") })
       assert.strictEqual(view.transfer.status, "SETTLED")
+    })
+  )
+
+  it.effect("the ledger posts a transfer's settlement or return only when the transfer moves out of PENDING", () =>
+    Effect.gen(function* () {
+      const banking = yield* BankingService
+      const transfers = yield* Transfers
+      const recorder = yield* LedgerRecorder
+      const ledger = yield* Ledger
+      const { userId } = yield* fundedUser("100")
+      const reference = unique("TRF")
+      yield* banking.recordTransfer({ reference, userId, currency: "NGN", amount: dec("60") })
+      const amount = dec("60")
+      const settle = Result.getOrThrow(Movements.settle({ reference, currency: "NGN", amount }))
+      const giveBack = Result.getOrThrow(Movements.returnHold({ reference, userId, currency: "NGN", amount }))
+      const settled = yield* recorder.record(transfers.finished(reference, "SETTLED", new Date()), {
+        transaction: settle
+      })
+      assert.strictEqual(Option.getOrThrow(settled).status, "SETTLED")
+      assert.isTrue(Option.isSome(yield* ledger.find(settle.key)))
+      // Settled already: the failure moves nothing, so its return is not posted (a key of its own).
+      const failed = yield* recorder.record(transfers.finished(reference, "FAILED", new Date()), {
+        transaction: giveBack
+      })
+      assert.isTrue(Option.isNone(failed))
+      assert.isTrue(Option.isNone(yield* ledger.find(giveBack.key)))
+      assert.strictEqual(yield* cash(userId), "40.00")
+      assert.strictEqual(Option.getOrThrow(yield* transfers.find(reference)).status, "SETTLED")
+      assert.deepStrictEqual(yield* ledger.reconcile, [])
+    })
+  )
+
+  it.effect("record refuses a posting that takes from a user as a defect, writing nothing, its cause neither", () =>
+    Effect.gen(function* () {
+      const transfers = yield* Transfers
+      const recorder = yield* LedgerRecorder
+      const { userId } = yield* fundedUser("100")
+      const reference = unique("TRF")
+      const amount = dec("60")
+      const hold = Result.getOrThrow(Movements.hold({ reference, userId, currency: "NGN", amount }))
+      const exit = yield* Effect.exit(
+        recorder.record(transfers.opened({ reference, userId, currency: "NGN", amount }), { transaction: hold })
+      )
+      assert.isTrue(Exit.hasDies(exit))
+      assert.isTrue(Option.isNone(yield* transfers.find(reference)))
+      assert.strictEqual(yield* cash(userId), "100.00")
+      // recordDebit writes it, transfer and hold together.
+      const opened = yield* recorder.recordDebit(transfers.opened({ reference, userId, currency: "NGN", amount }), hold)
+      assert.isTrue(opened.created)
+      assert.strictEqual(yield* cash(userId), "40.00")
     })
   )
 
