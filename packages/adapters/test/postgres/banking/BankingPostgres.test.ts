@@ -13,8 +13,29 @@ import {
   receive
 } from "@payments-gaming/domain/test/support/bankingContract"
 import { bytes, credit, unique } from "@payments-gaming/domain/test/support/fixtures"
-import { ConfigProvider, type Context, Effect, Layer } from "effect"
+import { ConfigProvider, type Context, Effect, Layer, Tracer } from "effect"
 import { SqlClient } from "effect/sql"
+
+/** Runs `effect` and returns the SQL text of every statement it sent, and how many transactions it opened. */
+const statementsOf = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.gen(function* () {
+    const spans: Array<Tracer.NativeSpan> = []
+    const tracer = Tracer.make({
+      span(options) {
+        const span = new Tracer.NativeSpan(options)
+        spans.push(span)
+        return span
+      }
+    })
+    const result = yield* Effect.withTracer(effect, tracer)
+    const statements = spans.flatMap((span) => {
+      const text = span.attributes.get("db.query.text")
+      return span.kind === "client" && typeof text === "string" ? [text.replace(/\s+/g, " ").trim()] : []
+    })
+    // BEGIN and COMMIT are sent without a statement span; a transaction has a span of its own.
+    const transactions = spans.filter((span) => span.name === "sql.transaction").length
+    return { result, statements, transactions }
+  })
 
 /** Banking as the server wires it, the ledger and every port reachable. */
 // The statement's ids are keyed from CARD_FINGERPRINT_KEY (StatementIdCipher): the suite's secrets.
@@ -27,6 +48,29 @@ const Live = OnLedger.pipe(Layer.provideMerge(BankingDatabase))
 describe("BankingService on PostgreSQL", () => {
   layer(Live, { timeout: "120 seconds", excludeTestServices: true })((it) => {
     bankingContract(it)
+
+    it.effect("a credit is one statement and no transaction: its event, its posting and its notification", () =>
+      Effect.gen(function* () {
+        const { accountNumber } = yield* linkedUser
+        // The first credit reads the virtual account, which is then cached (VirtualAccountCache).
+        yield* receive(credit({ reference: unique("VA"), accountNumber }))
+        const { result, statements, transactions } = yield* statementsOf(
+          receive(credit({ reference: unique("VA"), accountNumber }))
+        )
+        assert.strictEqual(result.outcome, "processed")
+        assert.strictEqual(transactions, 0)
+        assert.strictEqual(statements.length, 1, statements.join("\n"))
+        // The ledger's statement around the inbox's INSERT, which comes first (it gates the posting).
+        assert.match(statements[0]!, /^WITH event AS \(\s*INSERT INTO webhook_events /)
+        for (const part of [
+          "INSERT INTO ledger_transactions",
+          "INSERT INTO ledger_postings",
+          "INSERT INTO notification_outbox"
+        ]) {
+          assert.include(statements[0], part)
+        }
+      })
+    )
 
     it.effect("never commits an event without its outcome, nor a processed credit without its posting", () =>
       Effect.gen(function* () {
