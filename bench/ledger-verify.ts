@@ -18,6 +18,7 @@ import { Effect, Layer, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
 import { ROOT } from "./lib/Children.ts"
 import { createDatabase, DEFAULT_ADMIN_URL, dropDatabase } from "./lib/Database.ts"
+import { insertAccounts, insertDepositPostings } from "./lib/LedgerFill.ts"
 
 const args = process.argv.slice(2)
 const flag = (name: string) => {
@@ -38,20 +39,11 @@ const fill = Effect.gen(function* () {
   yield* sql.withTransaction(
     Effect.gen(function* () {
       yield* sql`SET LOCAL session_replication_role = replica`
-      yield* sql`INSERT INTO ledger_accounts (id, unit, owner_user_id, non_negative, balance)
-        SELECT 'user:bench-' || g || ':cash:NGN', 'NGN', 'bench-' || g, true, 0 FROM generate_series(1, 1000) AS g
-        UNION ALL SELECT 'system:provider-settlement:NGN', 'NGN', NULL, false, NULL`
+      yield* insertAccounts
       yield* sql`INSERT INTO ledger_transactions (idempotency_key, kind, created_at)
         SELECT 'virtualaccount.credit:BENCH-' || g, 'deposit', timestamptz '2026-01-01T00:00:00Z' + g * interval '1 millisecond'
         FROM generate_series(1, ${transactions}) AS g`
-      yield* sql`INSERT INTO ledger_postings (transaction_id, account_id, unit, amount_minor, created_at)
-        SELECT t.id, v.account_id, 'NGN', v.amount, t.created_at
-        FROM ledger_transactions t CROSS JOIN LATERAL (VALUES
-          ('system:provider-settlement:NGN', -(t.id % 100000 + 1), 1),
-          ('user:bench-' || (t.id % 1000 + 1) || ':cash:NGN', t.id % 100000 + 1, 2)) AS v (account_id, amount, position)
-        ORDER BY t.id, v.position`
-      yield* sql`UPDATE ledger_accounts a SET balance = (SELECT sum(amount_minor) FROM ledger_postings p WHERE p.account_id = a.id)
-        WHERE a.non_negative`
+      yield* insertDepositPostings
     })
   )
   yield* sql`VACUUM ANALYZE ledger_transactions`

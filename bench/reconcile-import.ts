@@ -26,6 +26,7 @@ import { ConfigProvider, Effect, Layer, Logger, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
 import { ROOT } from "./lib/Children.ts"
 import { createDatabase, DEFAULT_ADMIN_URL, dropDatabase } from "./lib/Database.ts"
+import { insertAccounts, insertDepositPostings } from "./lib/LedgerFill.ts"
 
 const args = process.argv.slice(2)
 const flag = (name: string) => {
@@ -91,23 +92,14 @@ const fill = (lines: number, postings: number) =>
                   'BENCHVA' || lpad((g % 1000 + 1)::text, 4, '0') AS account,
                   ${`${DATE}T00:00:00Z`}::timestamptz + g * (interval '86399 seconds' / ${lines}) AS at
                 FROM generate_series(1, ${lines}) AS g) AS e`
-        yield* sql`INSERT INTO ledger_accounts (id, unit, owner_user_id, non_negative, balance)
-          SELECT 'user:bench-' || g || ':cash:NGN', 'NGN', 'bench-' || g, true, 0 FROM generate_series(1, 1000) AS g
-          UNION ALL SELECT 'system:provider-settlement:NGN', 'NGN', NULL, false, NULL`
+        yield* insertAccounts
         yield* sql`INSERT INTO ledger_transactions (idempotency_key, kind, created_at)
           SELECT 'virtualaccount.credit:BENCH-' || g, 'deposit', ${`${DATE}T00:00:00Z`}::timestamptz + g * interval '1 millisecond'
           FROM generate_series(1, ${lines}) AS g
           UNION ALL
           SELECT 'virtualaccount.credit:OLDER-' || g, 'deposit', timestamptz '2026-01-01T00:00:00Z' + g * interval '1 millisecond'
           FROM generate_series(1, ${older}) AS g`
-        yield* sql`INSERT INTO ledger_postings (transaction_id, account_id, unit, amount_minor, created_at)
-          SELECT t.id, v.account_id, 'NGN', v.amount, t.created_at
-          FROM ledger_transactions t CROSS JOIN LATERAL (VALUES
-            ('system:provider-settlement:NGN', -(t.id % 100000 + 1), 1),
-            ('user:bench-' || (t.id % 1000 + 1) || ':cash:NGN', t.id % 100000 + 1, 2)) AS v (account_id, amount, position)
-          ORDER BY t.id, v.position`
-        yield* sql`UPDATE ledger_accounts a SET balance = (SELECT sum(amount_minor) FROM ledger_postings p WHERE p.account_id = a.id)
-          WHERE a.non_negative`
+        yield* insertDepositPostings
       })
     )
     for (const table of ["webhook_events", "ledger_transactions", "ledger_postings"]) {

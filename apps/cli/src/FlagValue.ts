@@ -23,3 +23,9 @@ export const decodeOptionalFlag = <S extends Schema.Decoder<unknown>>(
   expected: string
 ): Effect.Effect<S["Type"] | undefined, UsageError, S["DecodingServices"]> =>
   Option.isNone(value) ? Effect.undefined : decodeFlag(schema, value.value, flag, expected)
+
+/** `--limit` of a listing: 1 to 200, as the service pages (CONTRACT §2), or bad usage. */
+export const checkPageLimit = (limit: number): Effect.Effect<void, UsageError> =>
+  Number.isInteger(limit) && limit >= 1 && limit <= 200
+    ? Effect.void
+    : Effect.fail(new UsageError({ message: `--limit ${limit}: must be 1 to 200` }))

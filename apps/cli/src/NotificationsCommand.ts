@@ -9,6 +9,7 @@ import {
 import { Console, Data, Effect, Option, Schema } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import * as Backend from "./Backend.ts"
+import { checkPageLimit } from "./FlagValue.ts"
 import { UsageError } from "./Runtime.ts"
 import * as ServiceClient from "./ServiceClient.ts"
 import { printList } from "./TerminalText.ts"
@@ -57,9 +58,7 @@ const list = Command.make(
   },
   ({ status, limit, offset, json }) =>
     Effect.gen(function* () {
-      if (!Number.isInteger(limit) || limit < 1 || limit > 200) {
-        return yield* new UsageError({ message: `--limit ${limit}: must be 1 to 200` })
-      }
+      yield* checkPageLimit(limit)
       if (!Number.isInteger(offset) || offset < 0) {
         return yield* new UsageError({ message: `--offset ${offset}: must be 0 or more` })
       }

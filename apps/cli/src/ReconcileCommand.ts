@@ -23,7 +23,7 @@ import {
 import { Console, Data, Effect, FileSystem, Option, Schema } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import * as Backend from "./Backend.ts"
-import { decodeFlag } from "./FlagValue.ts"
+import { checkPageLimit, decodeFlag } from "./FlagValue.ts"
 import { UsageError } from "./Runtime.ts"
 import * as ServiceClient from "./ServiceClient.ts"
 import { printError, printList, printText } from "./TerminalText.ts"
@@ -75,10 +75,10 @@ const notFound = (what: string) => new ReconcileCommandFailed({ message: `no ${w
 /** A 404 from the service, as the same sentence the database path says. */
 const orNotFound =
   (what: string) =>
-  <A, E extends { readonly _tag: string }>(effect: Effect.Effect<A, E>) =>
+  <A, E>(effect: Effect.Effect<A, E>) =>
     Effect.catchIf(
       effect,
-      (error) => error._tag === "ServiceCallFailed" && (error as { status?: number }).status === 404,
+      (error) => error instanceof ServiceClient.ServiceCallFailed && error.status === 404,
       () => Effect.fail(notFound(what))
     )
 
@@ -204,11 +204,6 @@ const cursorFlag = Flag.String("cursor").pipe(
   Flag.withDescription("Continue after a previous page: its nextCursor (printed with --json)")
 )
 
-const checkLimit = (limit: number) =>
-  Number.isInteger(limit) && limit >= 1 && limit <= 200
-    ? Effect.void
-    : Effect.fail(new UsageError({ message: `--limit ${limit}: must be 1 to 200` }))
-
 /** `--cursor` decoded by the schema that encodes `nextCursor`: anything else is bad usage. */
 const decodeCursor = <S extends Schema.Decoder<unknown>>(schema: S, cursor: Option.Option<string>) =>
   Option.isNone(cursor)
@@ -219,7 +214,7 @@ const decodeCursor = <S extends Schema.Decoder<unknown>>(schema: S, cursor: Opti
 
 const listCommand = Command.make("list", { limit: limitFlag, cursor: cursorFlag, json }, ({ limit, cursor, json }) =>
   Effect.gen(function* () {
-    yield* checkLimit(limit)
+    yield* checkPageLimit(limit)
     const after: ReconciliationPosition | undefined = yield* decodeCursor(ReconciliationCursor, cursor)
     const backend = yield* Backend.resolve
     const page =
@@ -330,7 +325,7 @@ const breaksCommand = Command.make(
   ({ id, kind, status, limit, cursor, json }) =>
     Effect.gen(function* () {
       const reconciliationId = yield* decodeId(id, "id")
-      yield* checkLimit(limit)
+      yield* checkPageLimit(limit)
       const after: number | undefined = yield* decodeCursor(BreakCursor, cursor)
       const filter = {
         kind: Option.getOrUndefined(kind),

@@ -18,7 +18,7 @@ import {
 import { Config, Console, Data, Effect, FileSystem, Option, Result, Schema } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import * as Backend from "./Backend.ts"
-import { decodeOptionalFlag } from "./FlagValue.ts"
+import { checkPageLimit, decodeOptionalFlag } from "./FlagValue.ts"
 import { UsageError } from "./Runtime.ts"
 import * as ServiceClient from "./ServiceClient.ts"
 import { printList, printText } from "./TerminalText.ts"
@@ -412,9 +412,7 @@ const list = Command.make(
   },
   ({ status, kind, reference, limit, cursor, json }) =>
     Effect.gen(function* () {
-      if (!Number.isInteger(limit) || limit < 1 || limit > 200) {
-        return yield* new UsageError({ message: `--limit ${limit}: must be 1 to 200` })
-      }
+      yield* checkPageLimit(limit)
       const after = Option.isSome(cursor)
         ? yield* Schema.decodeUnknownEffect(ListingCursor)(cursor.value).pipe(
             Effect.mapError(() => new UsageError({ message: "--cursor: not a nextCursor from a previous page" }))

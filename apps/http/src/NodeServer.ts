@@ -10,27 +10,18 @@ export interface ServerOptions {
 }
 
 // "METHOD /path HTTP/1.1" at the start of the bytes the parser refused.
-const REQUEST_LINE = /^([A-Z]+) (\S+) HTTP\/\d/
-
-interface Target {
-  readonly method: string
-  readonly url: string
-}
+const REQUEST_LINE = /^[A-Z]+ (\S+) HTTP\/\d/
 
 /**
- * The method and URL of the request Node's parser gave up on, when they can be known: the one being
- * read (a body that timed out), or the request line at the start of the refused bytes (a header
- * block too large or malformed). A request line that arrived in an earlier packet, or never
- * completed, stays unknown.
+ * The URL of the request Node's parser gave up on, when it can be known: the one being read (a body
+ * that timed out), or the request line at the start of the refused bytes (a header block too large
+ * or malformed). A request line that arrived in an earlier packet, or never completed, stays unknown.
  */
-const targetOf = (error: NodeJS.ErrnoException & { rawPacket?: unknown }, socket: Duplex): Target | undefined => {
-  const incoming = (socket as { parser?: { incoming?: { method?: unknown; url?: unknown } | null } }).parser?.incoming
-  if (typeof incoming?.url === "string") {
-    return { method: typeof incoming.method === "string" ? incoming.method : "GET", url: incoming.url }
-  }
+const urlOf = (error: NodeJS.ErrnoException & { rawPacket?: unknown }, socket: Duplex): string | undefined => {
+  const incoming = (socket as { parser?: { incoming?: { url?: unknown } | null } }).parser?.incoming
+  if (typeof incoming?.url === "string") return incoming.url
   if (!(error.rawPacket instanceof Buffer)) return undefined
-  const line = REQUEST_LINE.exec(error.rawPacket.subarray(0, 8_192).toString("latin1"))
-  return line?.[1] === undefined || line[2] === undefined ? undefined : { method: line[1], url: line[2] }
+  return REQUEST_LINE.exec(error.rawPacket.subarray(0, 8_192).toString("latin1"))?.[1]
 }
 
 // Nothing reached our code when Node's parser fails, so the timestamp comes from the system clock.
@@ -84,9 +75,9 @@ export const createServer = (options: ServerOptions = {}): Server => {
       return
     }
     const [status, message] = CLIENT_ERRORS[error.code ?? ""] ?? [400, "Malformed HTTP request"]
-    const target = targetOf(error, socket)
+    const url = urlOf(error, socket)
     // The envelope of the group whose space the request names (no route matched it: it reached none).
-    const style = target === undefined ? "epoch" : envelopeOfUnrouted(target.url)
+    const style = url === undefined ? "epoch" : envelopeOfUnrouted(url)
     socket.end(answer(status, message, style, formatLocal))
   })
   // An Expect other than 100-continue: Node's own answer would be a bare 417 outside the envelope.

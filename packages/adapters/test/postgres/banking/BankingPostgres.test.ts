@@ -1,4 +1,5 @@
 import { assert, describe, it, layer } from "@effect/vitest"
+import { statementsOf } from "@payments-gaming/adapters/test/support/StatementsOf"
 import { TestDatabase as BankingDatabase } from "@payments-gaming/adapters/test/support/TestDatabase"
 import { TEST_SECRETS } from "@payments-gaming/adapters/test/support/TestSecrets"
 import { twoProcesses } from "@payments-gaming/adapters/test/support/TwoProcesses"
@@ -13,29 +14,8 @@ import {
   receive
 } from "@payments-gaming/domain/test/support/bankingContract"
 import { bytes, credit, unique } from "@payments-gaming/domain/test/support/fixtures"
-import { ConfigProvider, type Context, Effect, Layer, Tracer } from "effect"
+import { ConfigProvider, type Context, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
-
-/** Runs `effect` and returns the SQL text of every statement it sent, and how many transactions it opened. */
-const statementsOf = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-  Effect.gen(function* () {
-    const spans: Array<Tracer.NativeSpan> = []
-    const tracer = Tracer.make({
-      span(options) {
-        const span = new Tracer.NativeSpan(options)
-        spans.push(span)
-        return span
-      }
-    })
-    const result = yield* Effect.withTracer(effect, tracer)
-    const statements = spans.flatMap((span) => {
-      const text = span.attributes.get("db.query.text")
-      return span.kind === "client" && typeof text === "string" ? [text.replace(/\s+/g, " ").trim()] : []
-    })
-    // BEGIN and COMMIT are sent without a statement span; a transaction has a span of its own.
-    const transactions = spans.filter((span) => span.name === "sql.transaction").length
-    return { result, statements, transactions }
-  })
 
 /** Banking as the server wires it, the ledger and every port reachable. */
 // The statement's ids are keyed from CARD_FINGERPRINT_KEY (StatementIdCipher): the suite's secrets.

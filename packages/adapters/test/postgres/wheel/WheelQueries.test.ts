@@ -1,4 +1,5 @@
 import { assert, describe, layer } from "@effect/vitest"
+import { statementsOf } from "@payments-gaming/adapters/test/support/StatementsOf"
 import type { UserId } from "@payments-gaming/domain/auth"
 import { LedgerRecorder } from "@payments-gaming/domain/ledger"
 import { WheelTesting } from "@payments-gaming/domain/testing"
@@ -13,34 +14,13 @@ import {
   type SpinId,
   SpinRepository
 } from "@payments-gaming/domain/wheel"
-import { DateTime, Effect, Exit, Option, Tracer } from "effect"
+import { DateTime, Effect, Exit, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import { TestClock } from "effect/testing"
 import { wheelOnPostgres } from "../support/WheelDatabase.ts"
 
 const user = (id: string) => id as UserId
 const FIRST_SEGMENT = defaultWheel("NGN").segments[0]!
-
-/** Runs `effect` and returns the SQL text of every statement it sent, in order. */
-const statementsOf = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-  Effect.gen(function* () {
-    const spans: Array<Tracer.NativeSpan> = []
-    const tracer = Tracer.make({
-      span(options) {
-        const span = new Tracer.NativeSpan(options)
-        spans.push(span)
-        return span
-      }
-    })
-    const result = yield* Effect.withTracer(effect, tracer)
-    const statements = spans.flatMap((span) => {
-      const text = span.attributes.get("db.query.text")
-      return span.kind === "client" && typeof text === "string" ? [text.replace(/\s+/g, " ").trim()] : []
-    })
-    // BEGIN and COMMIT are sent without a statement span; a transaction has a span of its own.
-    const transactions = spans.filter((span) => span.name === "sql.transaction").length
-    return { result, statements, transactions }
-  })
 
 /** A fresh TestClock per test: the database layer's pool timers stay on the live clock. */
 const withTestClock = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.provide(effect, TestClock.layer())
