@@ -19,6 +19,8 @@ COPY packages/composition/package.json packages/composition/
 COPY apps/http/package.json apps/http/
 COPY apps/cli/package.json apps/cli/
 COPY tools/openapi-typegen/package.json tools/openapi-typegen/
+# npm ci's postinstall applies these to node_modules (patch-package; docs/effect-patch.md).
+COPY patches/ patches/
 RUN npm ci --no-audit --no-fund
 COPY . .
 # The bundle needs the dev dependencies (rolldown); the image keeps only the runtime packages.

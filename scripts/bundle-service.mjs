@@ -49,6 +49,9 @@ const INPUTS = [
   "packages/adapters/package.json",
   "package.json",
   "tsconfig.json",
+  // The patches applied to installed packages at install (patch-package): a changed patch is a
+  // changed package whose version did not move.
+  "patches",
   "scripts/bundle-service.mjs",
   "scripts/bundle-fingerprint.mjs"
 ].map((path) => join(ROOT, path))
