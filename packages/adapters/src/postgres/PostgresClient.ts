@@ -21,7 +21,7 @@ export const DEFAULT_MAX_CONNECTIONS = 20
  * 1.04 to 1.35 times as many as 1, at less CPU per request.
  *
  * What it changes when a statement gets stuck, and what bounds it (`PIPELINED_SESSION`,
- * `PIPELINED_CONNECTION_LIFETIME`): PostgreSQL runs a connection's statements in order, so one
+ * `PIPELINED_STALL_TIMEOUT`): PostgreSQL runs a connection's statements in order, so one
  * waiting on a lock or running long holds up the statements pipelined behind it, other users'
  * included; and the driver cannot cancel a pipelined statement (the cancel would hit whichever
  * statement is running), so a request cut off by its deadline leaves its statement to run, and a
@@ -45,14 +45,22 @@ export const DEFAULT_STATEMENTS_PER_CONNECTION = 8
 export const PIPELINED_SESSION = { lock_timeout: "2s", statement_timeout: "10s" } as const
 
 /**
- * How long a pipelined connection is lent out before the pool replaces it (it finishes the
- * statements it carries first). A connection that stopped answering (a database host gone without
- * closing its sockets, as in a failover) is otherwise never retired: a request cut off by its
- * deadline cannot cancel a pipelined statement, and TCP keepalive does not probe while a statement
- * awaits its answer, so the kernel takes about 15 minutes to give up on it. 30 s bounds that; the
- * price is one new connection per 30 s per connection, which costs a few milliseconds.
+ * How long a pipelined connection may carry statements without one answer before the pool retires
+ * it at its next checkout (the statements already on it are left to finish or fail). A connection
+ * that stopped answering (a database host gone without closing its sockets, as in a failover) is
+ * otherwise never retired: a request cut off by its deadline cannot cancel a pipelined statement,
+ * and TCP keepalive does not probe while a statement awaits its answer, so the kernel takes about
+ * 15 minutes to give up on it. A live server answers some statement on the connection within
+ * `PIPELINED_SESSION`'s 10 s statement_timeout, so 15 s of silence means it is gone.
+ *
+ * Until issue 35 every pipelined connection was replaced after 30 s instead, answering or not. A
+ * replacement in the requests' path (a new backend to connect and warm while the statements wait)
+ * was the open-loop tail's largest stall: at 80 % of the peer's rate the spin's p99 was 290 ms
+ * with the 30 s lifetime and 52 ms without it (docs/benchmarks.md, "Twelfth session"). Retiring
+ * only the silent ones needs a patch of @effect/sql-pg (patches/@effect+sql-pg+4.0.5.patch,
+ * docs/effect-patch.md).
  */
-export const PIPELINED_CONNECTION_LIFETIME = "30 seconds"
+export const PIPELINED_STALL_TIMEOUT = "15 seconds"
 
 /**
  * The readiness probe's own connection when the pool pipelines (DatabaseHealth.ts). Through the
@@ -74,8 +82,8 @@ export interface PostgresOptions {
   readonly maxConnections?: number | undefined
   /** See `DEFAULT_STATEMENTS_PER_CONNECTION`; 1 turns pipelining off. */
   readonly statementsPerConnection?: number | undefined
-  /** See `PIPELINED_CONNECTION_LIFETIME` (the default); tests shorten it to watch a replacement. */
-  readonly pipelinedConnectionLifetime?: Duration.Input | undefined
+  /** See `PIPELINED_STALL_TIMEOUT` (the default); tests shorten it to watch a silent connection retired. */
+  readonly pipelinedStallTimeout?: Duration.Input | undefined
   /** The pool's idle timeout (60 s by default); tests shorten it to show the embedded pool keeps its connection. */
   readonly idleTimeout?: Duration.Input | undefined
   /** How PostgreSQL names the connections (`pg_stat_activity`); the bench's plain reference sets its own. */
@@ -109,7 +117,7 @@ export const layer = (options: PostgresOptions) =>
           ...(pipelined
             ? {
                 startupParameters: PIPELINED_SESSION,
-                connectionTTL: options.pipelinedConnectionLifetime ?? PIPELINED_CONNECTION_LIFETIME
+                connectionStallTimeout: options.pipelinedStallTimeout ?? PIPELINED_STALL_TIMEOUT
               }
             : {})
         })

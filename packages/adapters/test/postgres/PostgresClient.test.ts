@@ -173,25 +173,40 @@ describe.runIf(inject("databaseMode") === "postgres")("PostgresClient on DATABAS
     20_000
   )
 
+  // What the stall timeout is for: a database host gone without closing its sockets. Stopping the
+  // backend process (SIGSTOP) makes exactly that: the socket stays open and nothing answers.
   it.live(
-    "a pipelined connection is replaced once its lifetime has passed, after its statements finish",
+    "a pipelined connection that stops answering is retired at the next checkout; one that answers is kept",
     () =>
       onPipelined(
-        (sql) =>
-          Effect.gen(function* () {
+        (sql) => {
+          let stopped: number | undefined
+          return Effect.gen(function* () {
             const pidOf = Effect.map(sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`, ([row]) => row!.pid)
             const first = yield* pidOf
-            assert.strictEqual(yield* pidOf, first, "within its lifetime the connection is reused")
-            const long = yield* Effect.forkChild(sql<{ pid: number }>`SELECT pg_backend_pid() AS pid, pg_sleep(0.6)`)
-            yield* Effect.sleep("400 millis")
-            const next = yield* pidOf
-            assert.notStrictEqual(next, first, "a statement after the lifetime gets a new connection")
-            const [finished] = yield* Fiber.join(long)
-            assert.strictEqual(finished?.pid, first, "the statement on the old connection finished there")
-          }),
-        { pipelinedConnectionLifetime: "300 millis" }
+            yield* Effect.sleep("500 millis")
+            assert.strictEqual(yield* pidOf, first, "a connection that answers outlives the stall timeout")
+
+            process.kill(first, "SIGSTOP")
+            stopped = first
+            const stuck = yield* Effect.forkChild(sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`)
+            yield* Effect.sleep("500 millis")
+            // Unpatched, or with the timeout off, the pool hands out the silent connection again.
+            const next = yield* pidOf.pipe(Effect.timeout("5 seconds"))
+            assert.notStrictEqual(next, first, "a statement after the silence goes to another connection")
+
+            process.kill(first, "SIGCONT")
+            stopped = undefined
+            const [finished] = yield* Fiber.join(stuck)
+            assert.strictEqual(finished?.pid, first, "the statement on the silent connection was left to finish there")
+          }).pipe(
+            // Whatever happened above, the backend must not stay stopped (it would hold its locks).
+            Effect.ensuring(Effect.sync(() => stopped !== undefined && process.kill(stopped, "SIGCONT")))
+          )
+        },
+        { pipelinedStallTimeout: "300 millis" }
       ),
-    10_000
+    15_000
   )
 
   it.live(
