@@ -55,8 +55,8 @@ export const PIPELINED_SESSION = { lock_timeout: "2s", statement_timeout: "10s" 
  *
  * Until issue 35 every pipelined connection was replaced after 30 s instead, answering or not. A
  * replacement in the requests' path (a new backend to connect and warm while the statements wait)
- * was the open-loop tail's largest stall: at 80 % of the peer's rate the spin's p99 was 290 ms
- * with the 30 s lifetime and 52 ms without it (docs/benchmarks.md, "Twelfth session"). Retiring
+ * was the open-loop tail's largest stall: at 80 % of the peer's rate a round's p99 reached 342 ms
+ * with the 30 s lifetime and at most 138 ms without it (docs/benchmarks.md, "Twelfth session"). Retiring
  * only the silent ones needs a patch of @effect/sql-pg (patches/@effect+sql-pg+4.0.5.patch,
  * docs/effect-patch.md).
  */
