@@ -31,9 +31,9 @@ describe("the @effect/sql-pg patch (retire silent sessions)", () => {
     assert.deepStrictEqual(
       { pool: sha256("PgPool.js"), connection: sha256("PgConnection.js"), types: sha256("PgPool.d.ts") },
       {
-        pool: "c3625988dd689b4e515e36b732efff78c96653f98d45ab317344cbef17e90905",
-        connection: "50f2f8a0cdf67af7c8ff147bf6a9fc4d8855d983c40b3b3972b34f4aef928484",
-        types: "8feb9230bca0df5278fa93c8e0a7232f5e823b8651393cebf26f56f3c5a2ef4d"
+        pool: "1b5118185e639bbb12f45bb3dc6f1af5d2348076dea8ad57898124f1a917ae03",
+        connection: "d5e587e8abb70222289fc6d3358998900a42806a342135e0a396d2c945e36b41",
+        types: "8ab6b08a68a18b35a04283c41593cbacd2d846199b990e3a021999bdb8260355"
       }
     )
   })

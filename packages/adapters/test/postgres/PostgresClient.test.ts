@@ -176,7 +176,7 @@ describe.runIf(inject("databaseMode") === "postgres")("PostgresClient on DATABAS
   // What the stall timeout is for: a database host gone without closing its sockets. Stopping the
   // backend process (SIGSTOP) makes exactly that: the socket stays open and nothing answers.
   it.live(
-    "a pipelined connection that stops answering is retired at the next checkout; one that answers is kept",
+    "a pipelined connection that stops answering is retired at the next checkout; one that answers, idle or busy, is kept",
     () =>
       onPipelined(
         (sql) => {
@@ -186,6 +186,15 @@ describe.runIf(inject("databaseMode") === "postgres")("PostgresClient on DATABAS
             const first = yield* pidOf
             yield* Effect.sleep("500 millis")
             assert.strictEqual(yield* pidOf, first, "a connection that answers outlives the stall timeout")
+            // Busy for 1.2 s without a pause (two staggered streams of 100 ms statements, pipelined
+            // on it), answering all along: it is kept, however long the wire stays busy.
+            const busy = Effect.forEach(Array.from({ length: 6 }), () =>
+              Effect.map(sql<{ pid: number }>`SELECT pg_backend_pid() AS pid, pg_sleep(0.1)`, ([row]) => row!.pid)
+            )
+            const streams = yield* Effect.all([busy, Effect.andThen(Effect.sleep("50 millis"), busy)], {
+              concurrency: 2
+            })
+            assert.deepStrictEqual(new Set(streams.flat()), new Set([first]), "a busy connection that answers is kept")
 
             process.kill(first, "SIGSTOP")
             stopped = first
