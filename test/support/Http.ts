@@ -68,13 +68,21 @@ export const freePort = Effect.callback<number>((resume) => {
   })
 })
 
+/** How long one attempt of `pollUntil` may wait for its answer. */
+const ATTEMPT_TIMEOUT = "5 seconds"
+
 /** Polls `path` every 200 ms until `accept` holds for the answer, or fails after `timeoutMs`. */
 export const pollUntil = (port: number, path: string, accept: (answer: Answer) => boolean, timeoutMs: number) =>
   Effect.gen(function* () {
     const deadline = Date.now() + timeoutMs
     let last: Answer | string = "no answer yet"
     while (Date.now() < deadline) {
-      const answer = yield* get(port, path).pipe(Effect.catch((error) => Effect.succeed(error.message)))
+      // Each attempt is bounded too: a server that accepts the connection and never answers must
+      // fail the poll at its deadline with that said, not hang past it.
+      const answer = yield* get(port, path).pipe(
+        Effect.timeout(ATTEMPT_TIMEOUT),
+        Effect.catch((error) => Effect.succeed(`${error.message} (${path})`))
+      )
       if (typeof answer !== "string" && accept(answer)) return answer
       last = answer
       yield* Effect.sleep("200 millis")

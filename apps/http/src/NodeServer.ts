@@ -1,4 +1,10 @@
-import { createServer as createNodeServer, type Server, STATUS_CODES } from "node:http"
+import {
+  createServer as createNodeServer,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+  STATUS_CODES
+} from "node:http"
 import type { Duplex } from "node:stream"
 import type { EnvelopeStyle } from "@payments-gaming/api/RoutePolicy"
 import { makeLocalFormatter } from "./ResponseTime.ts"
@@ -24,8 +30,14 @@ const urlOf = (error: NodeJS.ErrnoException & { rawPacket?: unknown }, socket: D
   return REQUEST_LINE.exec(error.rawPacket.subarray(0, 8_192).toString("latin1"))?.[1]
 }
 
-// Nothing reached our code when Node's parser fails, so the timestamp comes from the system clock.
-const answer = (status: number, message: string, style: EnvelopeStyle, formatLocal: (millis: number) => string) => {
+// Nothing reached our code when Node's parser fails, or when no app serves yet, so the timestamp
+// comes from the system clock.
+const envelopeText = (
+  status: number,
+  message: string,
+  style: EnvelopeStyle,
+  formatLocal: (millis: number) => string
+) => {
   const now = Date.now()
   const envelope =
     style === "reduced"
@@ -37,7 +49,11 @@ const answer = (status: number, message: string, style: EnvelopeStyle, formatLoc
           message,
           data: null
         }
-  const body = JSON.stringify(envelope)
+  return JSON.stringify(envelope)
+}
+
+const answer = (status: number, message: string, style: EnvelopeStyle, formatLocal: (millis: number) => string) => {
+  const body = envelopeText(status, message, style, formatLocal)
   return (
     `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json\r\n` +
     // As the response middleware's withSafetyHeaders gives every other answer.
@@ -79,6 +95,34 @@ export const createServer = (options: ServerOptions = {}): Server => {
     // The envelope of the group whose space the request names (no route matched it: it reached none).
     const style = url === undefined ? "epoch" : envelopeOfUnrouted(url)
     socket.end(answer(status, message, style, formatLocal))
+  })
+  // The app attaches its `request` listener only after the server listens (NodeHttpServer.serve),
+  // and detaches it at shutdown. A request Node parses while no app listens would reach no listener
+  // and never be answered: the client would hang until its own timeout (a readiness probe, the
+  // first requests after a deploy). Until the app listens, and once it has stopped, the answer is a
+  // 503 that says to come back. No cost per request while serving: the stand-in is then detached.
+  const notServing = (request: IncomingMessage, response: ServerResponse) => {
+    const body = envelopeText(503, "Service is not serving yet", envelopeOfUnrouted(request.url ?? "/"), formatLocal)
+    response.shouldKeepAlive = false
+    response.writeHead(503, {
+      "Content-Type": "application/json",
+      "X-Content-Type-Options": "nosniff",
+      "Cache-Control": "no-store",
+      "Retry-After": "1",
+      "Content-Length": Buffer.byteLength(body)
+    })
+    response.end(body)
+    // The body is not read: drop it rather than let it hold the socket.
+    request.resume()
+  }
+  server.on("request", notServing)
+  server.on("newListener", (event: string | symbol, listener: unknown) => {
+    if (event === "request" && listener !== notServing) server.off("request", notServing)
+  })
+  server.on("removeListener", (event: string | symbol, listener: unknown) => {
+    if (event === "request" && listener !== notServing && server.listenerCount("request") === 0) {
+      server.on("request", notServing)
+    }
   })
   // An Expect other than 100-continue: Node's own answer would be a bare 417 outside the envelope.
   // The expectation is ignored instead and the request served as usual, in its route's envelope.

@@ -99,23 +99,31 @@ const listen = Layer.unwrap(
   })
 )
 
+/** The routes served on the `HttpServer` it is given, with the app's settings and ports left to provide. */
+const Serve = HttpRouter.serve(Routes, { disableLogger: true, routerConfig: ROUTER_CONFIG })
+
+/** What the routes read: the app's settings and the composition root's ports (Serving.Ports). */
+const AppPorts = Layer.mergeAll(AppSettings, Serving.Ports)
+
 /**
  * The HTTP application on whatever server, database and configuration it is given, served with the
  * composition root's ports (Serving.Ports: authentication, the use cases, tracing).
  */
-export const HttpApp = HttpRouter.serve(Routes, { disableLogger: true, routerConfig: ROUTER_CONFIG }).pipe(
-  Layer.provide(AppSettings),
-  Layer.provide(Serving.Ports)
-)
+export const HttpApp = Serve.pipe(Layer.provide(AppPorts))
 
 /**
  * The whole service: configuration (environment, then development secrets), logging, database,
  * adapters and the HTTP server. Closing its scope stops accepting, lets in-flight requests finish
  * and then closes the database pool.
+ *
+ * Built in this order: the platform, the app's ports, the listening server, the routes, the ready
+ * line. The ports come before the server listens because building them takes event-loop turns
+ * (statements, timers): a request the server accepted in one of them would wait for the routes
+ * (NodeServer.ts answers it 503 until they serve). So the port opens when only the routes are left.
  */
 export const ServiceLive = Ready.layer.pipe(
-  // Built after the app, so the ready line is the last line of a start.
-  Layer.provide(HttpApp),
+  Layer.provide(Serve),
   Layer.provide(listen),
+  Layer.provide(AppPorts),
   Layer.provide(Serving.Platform)
 )
