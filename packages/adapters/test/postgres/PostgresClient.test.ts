@@ -1,3 +1,4 @@
+import { Socket } from "node:net"
 import { assert, describe, it } from "@effect/vitest"
 import { Cause, ConfigProvider, Effect, Exit, Fiber, Layer, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
@@ -55,6 +56,27 @@ const onPipelined = <A, E>(
       )
     )
   })
+
+/**
+ * Every `write` to a socket connected to the test's PostgreSQL, counted until the scope closes. The
+ * statements' bytes go out through `Socket.prototype.write`, one call per batch.
+ */
+const writesToDatabase = Effect.acquireRelease(
+  Effect.sync(() => {
+    const port = Number(new URL(inject("databaseAdminUrl")).port || 5432)
+    const writes: Array<number> = []
+    const write = Socket.prototype.write
+    Socket.prototype.write = function (this: Socket, ...args: Parameters<Socket["write"]>) {
+      if (this.remotePort === port) writes.push(Date.now())
+      return write.apply(this, args)
+    } as typeof write
+    return { writes, write }
+  }),
+  ({ write }) =>
+    Effect.sync(() => {
+      Socket.prototype.write = write
+    })
+).pipe(Effect.map(({ writes }) => writes))
 
 /** The error a failed exit carries (a failure or a defect). */
 const errorOf = (exit: Exit.Exit<unknown, unknown>) =>
@@ -171,6 +193,47 @@ describe.runIf(inject("databaseMode") === "postgres")("PostgresClient on DATABAS
         })
       ),
     20_000
+  )
+
+  // Under load, one turn of the event loop reads many requests, each in its own I/O callback, and
+  // each queues a statement: written one by one, that was a syscall apiece on both ends (patches/
+  // @effect+sql-pg, docs/effect-patch.md). Three callbacks of one check phase stand in for them.
+  it.live(
+    "a turn's first statement is written at once; the statements the rest of the turn queues share one write",
+    () =>
+      onPipelined(
+        (sql) =>
+          Effect.gen(function* () {
+            yield* sql`SELECT 1`
+            const writes = yield* writesToDatabase
+            const statement = (n: number) => Effect.runFork(sql<{ n: number }>`SELECT ${n}::int AS n`)
+            type Statement = ReturnType<typeof statement>
+            const { fibers, beforeSecond } = yield* Effect.promise(
+              () =>
+                new Promise<{ fibers: Array<Statement>; beforeSecond: number }>((resolve) => {
+                  const fibers: Array<Statement> = []
+                  setImmediate(() => fibers.push(statement(1)))
+                  let beforeSecond = -1
+                  setImmediate(() => {
+                    beforeSecond = writes.length
+                    fibers.push(statement(2))
+                  })
+                  setImmediate(() => {
+                    fibers.push(statement(3))
+                    resolve({ fibers, beforeSecond })
+                  })
+                })
+            )
+            const rows = yield* Effect.forEach(fibers, Fiber.join)
+            assert.deepStrictEqual(
+              rows.map(([row]) => row?.n),
+              [1, 2, 3]
+            )
+            assert.strictEqual(beforeSecond, 1, "the first statement went out before the next callback ran")
+            assert.strictEqual(writes.length, 2, "the second and third shared one write")
+          }).pipe(Effect.scoped),
+        { maxConnections: 1 }
+      )
   )
 
   // What the stall timeout is for: a database host gone without closing its sockets. Stopping the

@@ -1,10 +1,14 @@
-// The patch we carry on @effect/sql-pg (patches/@effect+sql-pg+4.0.5.patch, docs/effect-patch.md):
-// a pipelined session that has carried statements without one answer for `connectionStallTimeout`
-// is retired at its next checkout, so PostgresClient no longer replaces every pipelined connection
-// on a 30 s clock (issue 35: that replacement, in the requests' path, was the open-loop tail's
-// largest stall). What the option does is tested on a real server in
-// packages/adapters/test/postgres/PostgresClient.test.ts (a backend stopped with SIGSTOP); here,
-// that the patch is applied to the files it was written for.
+// The patch we carry on @effect/sql-pg (patches/@effect+sql-pg+4.0.5.patch, docs/effect-patch.md),
+// two changes (issue 35):
+// - a pipelined session that has carried statements without one answer for
+//   `connectionStallTimeout` is retired at its next checkout, so PostgresClient no longer replaces
+//   every pipelined connection on a 30 s clock (that replacement, in the requests' path, was the
+//   open-loop tail's largest stall);
+// - a session writes its turn's first statements at once and whatever the rest of the event-loop
+//   turn queues in one write at the check phase, not a write per I/O callback.
+// What each does is tested on a real server in packages/adapters/test/postgres/PostgresClient.test.ts
+// (a backend stopped with SIGSTOP; the writes counted on the socket); here, that the patch is
+// applied to the files it was written for.
 import { createHash } from "node:crypto"
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
@@ -16,7 +20,7 @@ const sha256 = (name: string) =>
     .update(readFileSync(join(dist, name)))
     .digest("hex")
 
-describe("the @effect/sql-pg patch (retire silent sessions)", () => {
+describe("the @effect/sql-pg patch (retire silent sessions, one write per turn)", () => {
   it("is applied to the installed @effect/sql-pg, which is the version it was written for", () => {
     const installed = JSON.parse(readFileSync(join(dist, "..", "package.json"), "utf8")).version
     assert.strictEqual(installed, "4.0.5", "@effect/sql-pg moved: re-check patches/@effect+sql-pg+4.0.5.patch")
@@ -26,13 +30,13 @@ describe("the @effect/sql-pg patch (retire silent sessions)", () => {
   })
 
   // When @effect/sql-pg changes these files, this fails: re-check that the patch still applies and
-  // is still needed (an upstream stall timeout would replace it), then update the hashes.
+  // is still needed (an upstream stall timeout or write batching would replace it), then update the hashes.
   it("the patched pool and connection are the files it was written and measured on", () => {
     assert.deepStrictEqual(
       { pool: sha256("PgPool.js"), connection: sha256("PgConnection.js"), types: sha256("PgPool.d.ts") },
       {
         pool: "1b5118185e639bbb12f45bb3dc6f1af5d2348076dea8ad57898124f1a917ae03",
-        connection: "d5e587e8abb70222289fc6d3358998900a42806a342135e0a396d2c945e36b41",
+        connection: "c4762c8e0978e3d249474077a3d38d697cc9196c363069651bc799fc23025551",
         types: "8ab6b08a68a18b35a04283c41593cbacd2d846199b990e3a021999bdb8260355"
       }
     )
