@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs"
 import { assert, describe, it } from "@effect/vitest"
 import { freshDatabaseUrl } from "@payments-gaming/adapters/test/support/TestDatabase"
 import { Effect } from "effect"
@@ -21,6 +22,10 @@ describe("cli serve", () => {
           DATA_DIR: yield* tempDir("cli-serve-")
         })
         yield* pollUntil(port, "/readyz", (answer) => answer.status === 200, 30_000)
+        // The service runs with two malloc arenas, as npm start runs it (docs/operations.md §1).
+        const [service] = readFileSync(`/proc/${server.pid}/task/${server.pid}/children`, "utf8").trim().split(" ")
+        const environment = readFileSync(`/proc/${service}/environ`, "utf8").split("\0")
+        assert.include(environment, "MALLOC_ARENA_MAX=2")
         const wheel = yield* send(port, "/v1/spin-and-win", {
           headers: { authorization: `Bearer ${yield* tokenFor("serve-user")}` }
         })

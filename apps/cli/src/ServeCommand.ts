@@ -33,7 +33,10 @@ const exitCodeOf = (code: number | null, signal: NodeJS.Signals | null) =>
  */
 const runService = (entry: string) =>
   Effect.callback<number>((resume) => {
-    const child = spawn(process.execPath, [...process.execArgv, entry], { stdio: "inherit" })
+    // glibc reads MALLOC_ARENA_MAX when the process starts, so it is set here, as npm start sets it
+    // (docs/operations.md §1), unless the operator chose a value.
+    const env = { MALLOC_ARENA_MAX: "2", ...process.env }
+    const child = spawn(process.execPath, [...process.execArgv, entry], { stdio: "inherit", env })
     child.once("error", (error) => resume(Effect.die(error)))
     child.once("exit", (code, signal) => resume(Effect.succeed(exitCodeOf(code, signal))))
     // Interrupted (a signal to the CLI): stop the service, and wait for it to finish its requests.

@@ -148,6 +148,11 @@ describe("the container recipe", () => {
       .join(" ")
     assert.match(env, /\bHOST=0\.0\.0\.0\b/)
     assert.match(env, /\bNODE_ENV=production\b/)
+    // Two malloc arenas, as npm start runs it (docs/operations.md §1): glibc reads it at process
+    // start, so it is the environment's, not a flag.
+    assert.match(env, /\bMALLOC_ARENA_MAX=2\b/)
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the shell's default-value expansion, verbatim
+    assert.include(rootPackage.scripts.start ?? "", "MALLOC_ARENA_MAX=${MALLOC_ARENA_MAX:-2} exec node ")
     assert.isFalse(
       runtime.some((instruction) => instruction.keyword === "CMD"),
       "no CMD to override the entry point's"
