@@ -34,8 +34,8 @@ const exitCodeOf = (code: number | null, signal: NodeJS.Signals | null) =>
 const runService = (entry: string) =>
   Effect.callback<number>((resume) => {
     // glibc reads MALLOC_ARENA_MAX when the process starts, so it is set here, as npm start sets it
-    // (docs/operations.md §1), unless the operator chose a value.
-    const env = { MALLOC_ARENA_MAX: "2", ...process.env }
+    // (docs/operations.md §1), unless the operator chose a value (empty counts as none, as in the shell).
+    const env = { ...process.env, MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX || "2" }
     const child = spawn(process.execPath, [...process.execArgv, entry], { stdio: "inherit", env })
     child.once("error", (error) => resume(Effect.die(error)))
     child.once("exit", (code, signal) => resume(Effect.succeed(exitCodeOf(code, signal))))

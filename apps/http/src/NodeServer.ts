@@ -67,6 +67,22 @@ const CLIENT_ERRORS: Record<string, readonly [number, string]> = {
   ERR_HTTP_REQUEST_TIMEOUT: [408, "Request timeout"]
 }
 
+/** `listener` on `event` whenever nothing else listens to it: detached while something does. */
+const standIn = (
+  server: Server,
+  event: "request" | "checkContinue",
+  listener: (request: IncomingMessage, response: ServerResponse) => void
+) => {
+  server.on(event, listener)
+  // `newListener` fires before the new listener is added, `removeListener` after the removal.
+  server.on("newListener", (name: string | symbol, added: unknown) => {
+    if (name === event && added !== listener) server.off(event, listener)
+  })
+  server.on("removeListener", (name: string | symbol, removed: unknown) => {
+    if (name === event && removed !== listener && server.listenerCount(event) === 0) server.on(event, listener)
+  })
+}
+
 /**
  * A node:http server whose own parser errors (a header block over 16 KiB, a timed-out header or
  * body, an unknown method, a malformed request line or header) are answered with the CONTRACT §2
@@ -96,13 +112,20 @@ export const createServer = (options: ServerOptions = {}): Server => {
     const style = url === undefined ? "epoch" : envelopeOfUnrouted(url)
     socket.end(answer(status, message, style, formatLocal))
   })
-  // The app attaches its `request` listener only after the server listens (NodeHttpServer.serve),
-  // and detaches it at shutdown. A request Node parses while no app listens would reach no listener
-  // and never be answered: the client would hang until its own timeout (a readiness probe, the
-  // first requests after a deploy). Until the app listens, and once it has stopped, the answer is a
-  // 503 that says to come back. No cost per request while serving: the stand-in is then detached.
+  // The app attaches its `request` and `checkContinue` listeners only after the server listens
+  // (NodeHttpServer.serve), and detaches them at shutdown. A request Node parses while no app
+  // listens would reach no listener and never be answered: the client would hang until its own
+  // timeout (a readiness probe, the first requests after a deploy). Until the app listens, and once
+  // it has stopped, the answer is a 503 that says to come back; a request that expects
+  // 100-continue gets it without the 100, so its body is never sent. No cost per request while
+  // serving: the stand-ins are then detached.
   const notServing = (request: IncomingMessage, response: ServerResponse) => {
-    const body = envelopeText(503, "Service is not serving yet", envelopeOfUnrouted(request.url ?? "/"), formatLocal)
+    const body = envelopeText(
+      503,
+      "Service is starting up or shutting down",
+      envelopeOfUnrouted(request.url ?? "/"),
+      formatLocal
+    )
     response.shouldKeepAlive = false
     response.writeHead(503, {
       "Content-Type": "application/json",
@@ -115,14 +138,13 @@ export const createServer = (options: ServerOptions = {}): Server => {
     // The body is not read: drop it rather than let it hold the socket.
     request.resume()
   }
-  server.on("request", notServing)
-  server.on("newListener", (event: string | symbol, listener: unknown) => {
-    if (event === "request" && listener !== notServing) server.off("request", notServing)
-  })
-  server.on("removeListener", (event: string | symbol, listener: unknown) => {
-    if (event === "request" && listener !== notServing && server.listenerCount("request") === 0) {
-      server.on("request", notServing)
-    }
+  standIn(server, "request", notServing)
+  // Node's own answer to 100-continue with no listener (the 100, then `request`) while an app
+  // serves; the 503 without the 100 while none does.
+  standIn(server, "checkContinue", (request, response) => {
+    if (server.listeners("request").includes(notServing)) return notServing(request, response)
+    response.writeContinue()
+    server.emit("request", request, response)
   })
   // An Expect other than 100-continue: Node's own answer would be a bare 417 outside the envelope.
   // The expectation is ignored instead and the request served as usual, in its route's envelope.

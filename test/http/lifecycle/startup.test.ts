@@ -1,11 +1,11 @@
-import { type IncomingMessage, request, type ServerResponse } from "node:http"
+import { Agent, type IncomingMessage, request, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
 import { assert, describe, it } from "@effect/vitest"
 import { freshDatabaseUrl } from "@payments-gaming/adapters/test/support/TestDatabase"
 import { TEST_SECRETS } from "@payments-gaming/adapters/test/support/TestSecrets"
 import { createServer } from "@payments-gaming/http/NodeServer"
 import { Effect } from "effect"
-import { freePort, get } from "../../support/Http.ts"
+import { freePort } from "../../support/Http.ts"
 import { SERVER, spawnNode, tempDir } from "../../support/NodeProcess.ts"
 import { tcpProxy } from "../../support/TcpProxy.ts"
 
@@ -14,11 +14,15 @@ type Outcome =
   | { readonly _tag: "Refused" }
   | { readonly _tag: "Answered"; readonly status: number; readonly retryAfter?: string; readonly body: string }
   | { readonly _tag: "Hung"; readonly sentAtMs: number }
+  | { readonly _tag: "Failed"; readonly code: string; readonly sentAtMs: number }
 
 /** A request unanswered this long after it connected was parked for good (the server answers /healthz at once). */
 const HANG_MS = 5_000
 
-/** GET /healthz on a fresh connection: refused, answered, or hung (connected, no answer within HANG_MS). */
+/**
+ * GET /healthz on a fresh connection: refused (nothing listened), answered, hung (connected, no
+ * answer within HANG_MS) or failed otherwise (connected, then reset or closed without an answer).
+ */
 const probe = (port: number, sentAtMs: number) =>
   new Promise<Outcome>((resolve) => {
     let timer: NodeJS.Timeout | undefined
@@ -47,9 +51,11 @@ const probe = (port: number, sentAtMs: number) =>
         }, HANG_MS)
       })
     )
-    outgoing.on("error", () => {
+    outgoing.on("error", (error: NodeJS.ErrnoException) => {
       clearTimeout(timer)
-      resolve({ _tag: "Refused" })
+      resolve(
+        error.code === "ECONNREFUSED" ? { _tag: "Refused" } : { _tag: "Failed", code: String(error.code), sentAtMs }
+      )
     })
     outgoing.end()
   })
@@ -90,8 +96,8 @@ describe("server start-up", () => {
         }
         const results = yield* Effect.promise(() => Promise.all(outcomes))
 
-        const hung = results.filter((result) => result._tag === "Hung")
-        assert.deepStrictEqual(hung, [], "every accepted request got an answer")
+        const unanswered = results.filter((result) => result._tag === "Hung" || result._tag === "Failed")
+        assert.deepStrictEqual(unanswered, [], "every accepted request got an answer")
         const answers = results.filter((result) => result._tag === "Answered")
         assert.isTrue(
           answers.some((answer) => answer.status === 200),
@@ -114,7 +120,7 @@ describe("server start-up", () => {
     90_000
   )
   it.live(
-    "without the app's request listener the node server answers 503 in the envelope; with it, only the app answers",
+    "without the app's listeners the node server answers 503 in the envelope, to 100-continue without the 100; with them, only the app answers",
     () =>
       Effect.acquireUseRelease(
         Effect.promise(
@@ -127,25 +133,103 @@ describe("server start-up", () => {
         (server) =>
           Effect.gen(function* () {
             const port = (server.address() as AddressInfo).port
-            const expectNotServing = Effect.gen(function* () {
-              // Bounded: without the stand-in the request is parked for good.
-              const answer = yield* get(port, "/v1/wallet").pipe(Effect.timeout("5 seconds"))
-              assert.strictEqual(answer.status, 503, answer.text)
-              assert.deepStrictEqual(Object.keys(answer.json), ["timestamp", "status", "success", "message", "data"])
-              assert.strictEqual(answer.json.status, 503)
-            })
+            const agent = new Agent({ keepAlive: true, maxSockets: 1 })
             // Before the app attaches (NodeHttpServer listens first, then serves).
-            yield* expectNotServing
+            const early = yield* exchange(port, agent)
+            assert.strictEqual(early.status, 503, early.body)
+            assert.deepStrictEqual(Object.keys(JSON.parse(early.body)), [
+              "timestamp",
+              "status",
+              "success",
+              "message",
+              "data"
+            ])
+            assert.strictEqual(early.connection, "close")
+            const expecting = yield* exchange(port, agent, { expectContinue: true })
+            assert.deepStrictEqual([expecting.status, expecting.continued], [503, false], "no 100 before the 503")
+
+            // The app attaches as NodeHttpServer.serve does: the stand-ins step aside.
             const app = (_request: IncomingMessage, response: ServerResponse) => response.end("app")
+            const appContinue = (request: IncomingMessage, response: ServerResponse) => {
+              response.writeContinue()
+              app(request, response)
+            }
             server.on("request", app)
-            assert.strictEqual(server.listenerCount("request"), 1, "the stand-in is detached while the app serves")
-            const served = yield* get(port, "/v1/wallet")
-            assert.deepStrictEqual([served.status, served.text], [200, "app"])
-            // After the app detaches (shutdown), requests on connections still open are answered again.
+            server.on("checkContinue", appContinue)
+            assert.deepStrictEqual(
+              [server.listenerCount("request"), server.listenerCount("checkContinue")],
+              [1, 1],
+              "the stand-ins are detached while the app serves"
+            )
+            const served = yield* exchange(port, agent)
+            assert.deepStrictEqual([served.status, served.body], [200, "app"])
+            const continued = yield* exchange(port, agent, { expectContinue: true })
+            assert.deepStrictEqual([continued.status, continued.continued], [200, true])
+
+            // The app detaches (shutdown): a request on a connection still open is answered 503
+            // and the connection closed.
             server.off("request", app)
-            yield* expectNotServing
+            server.off("checkContinue", appContinue)
+            // The agent takes the socket back once the last answer has been read to its end.
+            yield* Effect.sleep("50 millis")
+            const late = yield* exchange(port, agent)
+            assert.isTrue(late.reusedSocket, "the request rode the kept-alive connection")
+            assert.deepStrictEqual([late.status, late.connection], [503, "close"])
+            agent.destroy()
           }),
         (server) => Effect.promise(() => new Promise<void>((resolve) => server.close(() => resolve())))
       )
   )
 })
+
+/** One POST through `agent`, bounded (without an answer the request would be parked for good). */
+const exchange = (port: number, agent: Agent, options: { readonly expectContinue?: boolean } = {}) =>
+  Effect.callback<{
+    status: number
+    body: string
+    connection: string | undefined
+    continued: boolean
+    reusedSocket: boolean
+  }>((resume) => {
+    let continued = false
+    const outgoing = request(
+      {
+        host: "127.0.0.1",
+        port,
+        path: "/v1/wallet",
+        method: "POST",
+        agent,
+        headers: {
+          "content-type": "application/json",
+          "content-length": "2",
+          ...(options.expectContinue === true ? { expect: "100-continue" } : {})
+        }
+      },
+      (response) => {
+        let body = ""
+        response.setEncoding("utf8")
+        response.on("data", (chunk: string) => {
+          body += chunk
+        })
+        response.on("end", () =>
+          resume(
+            Effect.succeed({
+              status: response.statusCode ?? 0,
+              body,
+              connection: response.headers.connection,
+              continued,
+              reusedSocket: outgoing.reusedSocket
+            })
+          )
+        )
+      }
+    )
+    outgoing.on("error", (error) => resume(Effect.die(error)))
+    if (options.expectContinue === true) {
+      outgoing.on("continue", () => {
+        continued = true
+        outgoing.end("{}")
+      })
+    } else outgoing.end("{}")
+    return Effect.sync(() => outgoing.destroy())
+  }).pipe(Effect.timeout("5 seconds"))
