@@ -20,7 +20,7 @@ const sha256 = (name: string) =>
     .update(readFileSync(join(dist, name)))
     .digest("hex")
 
-describe("the @effect/sql-pg patch (retire silent sessions, one write per turn)", () => {
+describe("the @effect/sql-pg patch (retire silent sessions, a turn's later statements in one write)", () => {
   it("is applied to the installed @effect/sql-pg, which is the version it was written for", () => {
     const installed = JSON.parse(readFileSync(join(dist, "..", "package.json"), "utf8")).version
     assert.strictEqual(installed, "4.0.5", "@effect/sql-pg moved: re-check patches/@effect+sql-pg+4.0.5.patch")

@@ -9,6 +9,9 @@ import { freePort } from "../../support/Http.ts"
 import { SERVER, spawnNode, tempDir } from "../../support/NodeProcess.ts"
 import { tcpProxy } from "../../support/TcpProxy.ts"
 
+/** The error envelope's keys, in order (CONTRACT §2). */
+const ENVELOPE_KEYS = ["timestamp", "status", "success", "message", "data"]
+
 /** What became of one request sent while the server started. */
 type Outcome =
   | { readonly _tag: "Refused" }
@@ -106,19 +109,14 @@ describe("server start-up", () => {
         for (const answer of answers.filter((answer) => answer.status !== 200)) {
           assert.strictEqual(answer.status, 503, answer.body)
           assert.strictEqual(answer.retryAfter, "1")
-          assert.deepStrictEqual(Object.keys(JSON.parse(answer.body)), [
-            "timestamp",
-            "status",
-            "success",
-            "message",
-            "data"
-          ])
+          assert.deepStrictEqual(Object.keys(JSON.parse(answer.body)), ENVELOPE_KEYS)
         }
         yield* server.kill("SIGTERM")
         yield* server.exit(20_000)
       }),
     90_000
   )
+
   it.live(
     "without the app's listeners the node server answers 503 in the envelope, to 100-continue without the 100; with them, only the app answers",
     () =>
@@ -137,13 +135,7 @@ describe("server start-up", () => {
             // Before the app attaches (NodeHttpServer listens first, then serves).
             const early = yield* exchange(port, agent)
             assert.strictEqual(early.status, 503, early.body)
-            assert.deepStrictEqual(Object.keys(JSON.parse(early.body)), [
-              "timestamp",
-              "status",
-              "success",
-              "message",
-              "data"
-            ])
+            assert.deepStrictEqual(Object.keys(JSON.parse(early.body)), ENVELOPE_KEYS)
             assert.strictEqual(early.connection, "close")
             const expecting = yield* exchange(port, agent, { expectContinue: true })
             assert.deepStrictEqual([expecting.status, expecting.continued], [503, false], "no 100 before the 503")
