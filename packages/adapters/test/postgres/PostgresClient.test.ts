@@ -236,6 +236,46 @@ describe.runIf(inject("databaseMode") === "postgres")("PostgresClient on DATABAS
       )
   )
 
+  // The prepared-statement cache's index by text (patched @effect+sql-pg, docs/effect-patch.md §4).
+  // A stale entry in it would not fail a statement: binding to a name the backend closed is retried
+  // unnamed. What the backend holds shows it: pg_prepared_statements of the one connection.
+  it.effect(
+    "a statement is prepared once per text and parameter types, and prepared again under a new name once evicted",
+    () =>
+      onPipelined(
+        (sql) =>
+          Effect.gen(function* () {
+            const held = (marker: string) =>
+              Effect.map(
+                sql<{ name: string; types: string }>`SELECT name, parameter_types::text AS types
+                  FROM pg_prepared_statements WHERE statement LIKE ${`%${marker}%`} AND statement NOT LIKE '%LIKE%'`,
+                (rows) => rows.map((row) => `${row.name} ${row.types}`)
+              )
+            const probe = (value: number | string) => sql`SELECT ${value} AS cache_probe`
+            yield* probe(1)
+            yield* probe(2)
+            yield* probe("two")
+            const first = yield* held("cache_probe")
+            assert.strictEqual(first.length, 2, `one name per parameter types: ${first}`)
+            // 100 other statements (the cache holds 100) evict both.
+            yield* Effect.forEach(
+              Array.from({ length: 100 }, (_, n) => n),
+              (n) => sql`SELECT ${n} AS ${sql(`filler_${n}`)}`,
+              {
+                discard: true
+              }
+            )
+            assert.deepStrictEqual(yield* held("cache_probe"), [], "evicted and closed")
+            yield* probe(3)
+            const again = yield* held("cache_probe")
+            assert.strictEqual(again.length, 1, "prepared again, not bound to the closed name")
+            assert.notInclude(first, again[0])
+            assert.isAtMost((yield* held("filler_")).length, 100)
+          }),
+        { maxConnections: 1 }
+      )
+  )
+
   // What the stall timeout is for: a database host gone without closing its sockets. Stopping the
   // backend process (SIGSTOP) makes exactly that: the socket stays open and nothing answers.
   it.live(
