@@ -6,10 +6,11 @@ import { SqlClient } from "effect/sql"
  *
  * PostgreSQL's regular expressions unroll a bounded repetition: `^[ -~]{1,64}$` becomes an
  * automaton of 64 states, and so does `^[0-9a-f]{64}$`. Matching a 32-character client seed
- * against the first cost 15 µs, a 64-character hash against the second 9 µs (100,000 evaluations
- * in one `SELECT`), against 0.6 and 2.3 µs for the forms below. A spin checks two client seeds
- * (the spin's and the player's stored one, on every insert and every nonce advance): about
- * 0.03 ms of PostgreSQL's 0.65–0.68 ms per spin (docs/benchmarks.md, "Fourteenth session").
+ * against the first cost 9–15 µs, a 64-character hash against the second 9 µs (100,000
+ * evaluations in one `SELECT`), against 0.4–0.6 and 2.3 µs for the forms below. A spin checks
+ * two client seeds (the spin's and the player's stored one, on every insert and every nonce
+ * advance): about 0.02–0.03 ms of PostgreSQL's 0.65–0.78 ms per spin (docs/benchmarks.md,
+ * "Fourteenth session").
  *
  * Each CHECK is replaced by one that accepts exactly the same values: a length bound on
  * `char_length` (characters, as the pattern counts them) and a negated class with no repetition,
