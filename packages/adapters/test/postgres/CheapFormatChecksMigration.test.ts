@@ -1,5 +1,5 @@
 import { assert, describe, layer } from "@effect/vitest"
-import { Effect, Exit } from "effect"
+import { Cause, Effect, Exit } from "effect"
 import * as fc from "fast-check"
 import cheapFormatChecks from "../../src/postgres/migrations/0021_cheap_format_checks.ts"
 import { EmptyDatabase, migrateUpTo } from "../support/TestDatabase.ts"
@@ -121,13 +121,37 @@ describe("migration 0021_cheap_format_checks", () => {
         assert.isTrue(Exit.isFailure(tooLong))
         assert.include(String(Exit.isFailure(tooLong) ? tooLong.cause : ""), "wheel_client_seeds_seed_check")
         yield* sql`INSERT INTO wheel_client_seeds (user_id, client_seed, next_nonce) VALUES ('u', ${"s".repeat(64)}, 0)`
-        // No check on these tables unrolls a repetition bounded at ten or more (`{4}` is cheap), nor copies a
-        // string to count in it, any more.
+        // No check on these tables unrolls a repetition bounded at ten or more (`{4}` is cheap), nor runs
+        // `regexp_replace`, any more.
         const unrolled = yield* sql<{ readonly name: string }>`
           SELECT conname AS name FROM pg_constraint
           WHERE contype = 'c' AND conrelid::regclass::text IN ('wheel_client_seeds', 'spins', 'cards', 'push_deliveries')
             AND (pg_get_constraintdef(oid) ~ '\\{([0-9]+,)?[0-9]{2,}\\}' OR pg_get_constraintdef(oid) LIKE '%regexp_replace%')`
         assert.deepStrictEqual(unrolled, [])
+      })
+    )
+  })
+})
+
+describe("migration 0021_cheap_format_checks on a CHECK it was not written for", () => {
+  layer(EmptyDatabase, { timeout: "60 seconds", excludeTestServices: true })((it) => {
+    it.effect("fails, naming the CHECK, rather than drop a different one under the name it expects", () =>
+      Effect.gen(function* () {
+        const sql = yield* migrateUpTo("0021")
+        // A database where the holder name's two CHECKs got each other's generated names.
+        yield* sql`ALTER TABLE cards DROP CONSTRAINT cards_cardholder_name_check,
+          DROP CONSTRAINT cards_cardholder_name_check1,
+          ADD CONSTRAINT cards_cardholder_name_check CHECK (char_length(regexp_replace(cardholder_name, '[^0-9]', '', 'g')) < 12),
+          ADD CONSTRAINT cards_cardholder_name_check1 CHECK (char_length(cardholder_name) BETWEEN 2 AND 100)`
+        const exit = yield* Effect.exit(cheapFormatChecks)
+        assert.isTrue(Exit.isFailure(exit))
+        assert.include(
+          String(Exit.isFailure(exit) ? Cause.squash(exit.cause) : ""),
+          "cards.cards_cardholder_name_check1"
+        )
+        const [kept] = yield* sql<{ readonly n: number }>`
+          SELECT count(*)::int AS n FROM pg_constraint WHERE conname = 'cards_cardholder_name_check1'`
+        assert.strictEqual(kept?.n, 1, "the length check is still there")
       })
     )
   })
