@@ -4,6 +4,17 @@ import { RateLimiter } from "effect/persistence"
 /** How often counters whose window has run out are dropped. */
 export const SWEEP_INTERVAL = Duration.seconds(30)
 
+/**
+ * How many counters one call looks at while a sweep is under way. A sweep used to visit every
+ * counter in the one request that started it, and that request, and every one queued behind it,
+ * waited (issue 35): 30,000 expired counters (a minute of unique users at 500 spins a second) took
+ * 4–5 ms to delete at once, 25–53 ms before the JIT had warmed up. Sixteen at a time, the slowest
+ * call took 0.6–1.3 ms (the `Map` shrinking its table as it empties). A call can add two counters
+ * (its address's and its user's), so looking at more than two per call always finishes a sweep,
+ * in at most counters ÷ (SWEEP_STEP − 2) calls.
+ */
+export const SWEEP_STEP = 16
+
 interface Counter {
   count: number
   expiresAt: number
@@ -25,11 +36,23 @@ export const make = Effect.gen(function* () {
   const counters = new Map<string, Counter>()
   const sweepEvery = Duration.toMillis(SWEEP_INTERVAL)
   let nextSweep = 0
+  // The sweep under way: a `Map` iterator stays valid while entries are deleted and added, and
+  // visits the ones added after it started too.
+  let sweeping: Iterator<[string, Counter]> | undefined
 
   const sweep = (now: number) => {
-    if (now < nextSweep) return
-    nextSweep = now + sweepEvery
-    for (const [key, counter] of counters) {
+    if (sweeping === undefined) {
+      if (now < nextSweep) return
+      sweeping = counters.entries()
+    }
+    for (let visited = 0; visited < SWEEP_STEP; visited++) {
+      const next = sweeping.next()
+      if (next.done === true) {
+        sweeping = undefined
+        nextSweep = now + sweepEvery
+        return
+      }
+      const [key, counter] = next.value
       if (counter.expiresAt <= now) counters.delete(key)
     }
   }

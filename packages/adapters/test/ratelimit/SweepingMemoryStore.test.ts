@@ -56,4 +56,20 @@ describe("SweepingMemoryStore", () => {
       assert.isNumber(yield* attempt("e", 2, "1 hour"))
     })
   )
+
+  it.effect("a sweep looks at a few counters per request, never all of them in one", () =>
+    Effect.gen(function* () {
+      const { attempt, size } = yield* setup
+      for (let i = 0; i < 100; i++) assert.strictEqual(yield* attempt(`expiring-${i}`, 5, "1 second"), "ok")
+      yield* TestClock.adjust(SweepingMemoryStore.SWEEP_INTERVAL)
+      // The request that starts the sweep deletes SWEEP_STEP of the 100, and adds its own.
+      assert.strictEqual(yield* attempt("x", 1000, "1 hour"), "ok")
+      assert.strictEqual(size(), 100 - SweepingMemoryStore.SWEEP_STEP + 1)
+      assert.strictEqual(yield* attempt("x", 1000, "1 hour"), "ok")
+      assert.strictEqual(size(), 100 - 2 * SweepingMemoryStore.SWEEP_STEP + 1)
+      // The following requests finish it; then only the live counter is left.
+      for (let i = 0; i < Math.ceil(100 / SweepingMemoryStore.SWEEP_STEP); i++) yield* attempt("x", 1000, "1 hour")
+      assert.strictEqual(size(), 1)
+    })
+  )
 })
