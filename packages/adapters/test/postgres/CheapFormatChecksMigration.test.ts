@@ -95,22 +95,24 @@ describe("migration 0021_cheap_format_checks", () => {
           const rewritten = yield* definition(table, after)
           assert.notStrictEqual(rewritten, old[index], `${table}.${after} changed`)
           if (before !== after) assert.isEmpty(yield* sql`SELECT 1 FROM pg_constraint WHERE conname = ${before}`)
-          const sample = fc.sample(values, 400)
+          // A new seed each run, named in every message below, so a failure can be replayed.
+          const seed = Date.now() + index
+          const sample = fc.sample(values, { numRuns: 400, seed })
           // A CHECK passes unless it is false; the old and the new definition judge every value alike.
           const verdicts = yield* sql<{ readonly value: string; readonly old: boolean; readonly new: boolean }>`
             SELECT ${sql(column)} AS value, (${sql.literal(old[index]!)}) IS NOT FALSE AS old,
               (${sql.literal(rewritten)}) IS NOT FALSE AS new
             FROM unnest(${sample}::text[]) AS judged (${sql(column)})`
           const disagree = verdicts.filter((verdict) => verdict.old !== verdict.new)
-          assert.deepStrictEqual(disagree, [], `${table}.${after}: ${rewritten}`)
+          assert.deepStrictEqual(disagree, [], `${table}.${after} (fast-check seed ${seed}): ${rewritten}`)
           // The sample holds values either way, so a check that accepted or refused everything would fail.
           assert.isTrue(
             verdicts.some((verdict) => verdict.old),
-            `${table}.${after}: some accepted`
+            `${table}.${after} (fast-check seed ${seed}): some accepted`
           )
           assert.isTrue(
             verdicts.some((verdict) => !verdict.old),
-            `${table}.${after}: some refused`
+            `${table}.${after} (fast-check seed ${seed}): some refused`
           )
         }
 
