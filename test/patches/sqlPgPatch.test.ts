@@ -10,8 +10,7 @@
 //   of building, flattening and hashing a key of both on every execution.
 // What each does is tested on a real server in packages/adapters/test/postgres/PostgresClient.test.ts
 // (a backend stopped with SIGSTOP; the writes counted on the socket; the backend's prepared
-// statements); here, that the patch is
-// applied to the files it was written for.
+// statements); here, that the patch is applied to the files it was written for.
 import { createHash } from "node:crypto"
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
@@ -33,7 +32,7 @@ describe("the @effect/sql-pg patch (retire silent sessions, a turn's later state
   })
 
   // When @effect/sql-pg changes these files, this fails: re-check that the patch still applies and
-  // is still needed (an upstream stall timeout or write batching would replace it), then update the hashes.
+  // is still needed (an upstream stall timeout, write batching or cache index would replace it), then update the hashes.
   it("the patched pool and connection are the files it was written and measured on", () => {
     assert.deepStrictEqual(
       { pool: sha256("PgPool.js"), connection: sha256("PgConnection.js"), types: sha256("PgPool.d.ts") },
