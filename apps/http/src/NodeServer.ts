@@ -62,6 +62,18 @@ const answer = (status: number, message: string, style: EnvelopeStyle, formatLoc
   )
 }
 
+/**
+ * How long an idle kept-alive connection stays open, in milliseconds (Node closes it a second after
+ * this). Node's default is 5 s, and Node's own `http.Agent`, like many client pools, does not read
+ * the `Keep-Alive: timeout=5` hint: an agent that reuses a connection idle for 6.0 s writes its
+ * request as the server closes it and gets ECONNRESET (tried on Node 24; issue 35 saw two request
+ * errors in an open-loop benchmark round, whose agent leaves sockets idle that long). A load
+ * balancer in front keeps its own pool: AWS's ALB closes idle connections after 60 s by default,
+ * and a server that closes first makes the balancer answer 502. 65 s is above that; Fastify's
+ * default is 72 s.
+ */
+export const KEEP_ALIVE_TIMEOUT = 65_000
+
 const CLIENT_ERRORS: Record<string, readonly [number, string]> = {
   HPE_HEADER_OVERFLOW: [431, "Request headers too large"],
   ERR_HTTP_REQUEST_TIMEOUT: [408, "Request timeout"]
@@ -99,7 +111,8 @@ export const createServer = (options: ServerOptions = {}): Server => {
     // which would otherwise interrupt the body read and drop the connection without an answer.
     requestTimeout: 10_000,
     headersTimeout: 10_000,
-    connectionsCheckingInterval: 1_000
+    connectionsCheckingInterval: 1_000,
+    keepAliveTimeout: KEEP_ALIVE_TIMEOUT
   })
   server.on("clientError", (error: NodeJS.ErrnoException, socket) => {
     if (error.code === "ECONNRESET" || !socket.writable) {
