@@ -1,7 +1,9 @@
 // Which threads of a running server spend its CPU (issue 35): the JavaScript thread against V8's
-// worker threads (concurrent marking, parallel scavenging, sweeping, background compilation) and
-// libuv's pool, per request served. The harness's CPU column adds them all up; this splits them, so
-// two servers' collectors can be compared by what they cost and not only by their pauses. Load it
+// worker threads (concurrent marking, parallel scavenging, sweeping and background compilation,
+// which a thread's name cannot tell apart) and libuv's pool, per request served. The harness's CPU
+// column counts the whole process group; this splits one process's CPU by thread, so two servers'
+// background work can be compared by what it costs and not only by their pauses. Threads that ended
+// before exit are not counted. Load it
 // like collector.mjs (NODE_OPTIONS=--import=/abs/path/bench/probes/threads.mjs). Linux only: it
 // reads /proc/self/task.
 //

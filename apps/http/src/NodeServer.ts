@@ -1,3 +1,4 @@
+import { subscribe, unsubscribe } from "node:diagnostics_channel"
 import {
   createServer as createNodeServer,
   type IncomingMessage,
@@ -64,13 +65,13 @@ const answer = (status: number, message: string, style: EnvelopeStyle, formatLoc
 
 /**
  * How long an idle kept-alive connection stays open, in milliseconds (Node closes it a second after
- * this). Node's default is 5 s, and Node's own `http.Agent`, like many client pools, does not read
- * the `Keep-Alive: timeout=5` hint: an agent that reuses a connection idle for 6.0 s writes its
- * request as the server closes it and gets ECONNRESET (tried on Node 24; issue 35 saw two request
- * errors in an open-loop benchmark round, whose agent leaves sockets idle that long). A load
- * balancer in front keeps its own pool: AWS's ALB closes idle connections after 60 s by default,
- * and a server that closes first makes the balancer answer 502. 65 s is above that; Fastify's
- * default is 72 s.
+ * this; the answers say `Keep-Alive: timeout=65`). Node's default is 5 s, and a client pool that
+ * keeps idle connections longer (a Node `http.Agent` made with `keepAlive` and no `timeout`, as the
+ * benchmark's load generator's is, which ignores the hint) writes its next request as the server
+ * closes the connection and gets ECONNRESET: tried on Node 24 at 6.000 s idle; issue 35 saw two
+ * such errors in an open-loop benchmark round. A load balancer keeps such a pool: AWS's ALB closes
+ * idle connections after 60 s by default, and a server that closes first makes it answer 502. 65 s
+ * is above that; Fastify's default is 72 s. At shutdown `endKeptAliveOnClose` ends them.
  */
 export const KEEP_ALIVE_TIMEOUT = 65_000
 
@@ -164,5 +165,45 @@ export const createServer = (options: ServerOptions = {}): Server => {
   server.on("checkExpectation", (request, response) => {
     server.emit("request", request, response)
   })
+  endKeptAliveOnClose(server)
   return server
+}
+
+interface ServerMessage {
+  readonly response: ServerResponse
+  readonly server: Server
+}
+
+/**
+ * Once `server.close()` is called, every answer says `Connection: close` and its connection is
+ * closed as soon as it is idle. Node's `close()` closes only the connections idle at that moment and
+ * keeps serving kept-alive requests on the others; with `KEEP_ALIVE_TIMEOUT` at 65 s, a connection
+ * busy at SIGTERM (a load balancer's always is) would outlive the 20 s the shutdown waits for
+ * (NodeHttpServer's graceful timeout), and every such stop would take the whole 20 s. Nothing runs
+ * per request until then: the two diagnostics channels are subscribed at `close()`.
+ */
+const endKeptAliveOnClose = (server: Server) => {
+  const close = server.close.bind(server)
+  let closing = false
+  const onRequest = (message: unknown) => {
+    const { response, server: from } = message as ServerMessage
+    if (from === server) response.shouldKeepAlive = false
+  }
+  // An answer that was under way at `close()` went out kept alive; its connection is idle once
+  // Node has detached it from the response, after this channel's message.
+  const onFinish = (message: unknown) => {
+    if ((message as ServerMessage).server === server) setImmediate(() => server.closeIdleConnections())
+  }
+  server.close = (callback?: (error?: Error) => void) => {
+    if (!closing) {
+      closing = true
+      subscribe("http.server.request.start", onRequest)
+      subscribe("http.server.response.finish", onFinish)
+      server.once("close", () => {
+        unsubscribe("http.server.request.start", onRequest)
+        unsubscribe("http.server.response.finish", onFinish)
+      })
+    }
+    return close(callback)
+  }
 }

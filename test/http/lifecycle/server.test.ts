@@ -9,6 +9,7 @@ import { Duration, Effect, Fiber, Redacted } from "effect"
 import * as Reactivity from "effect/reactivity/Reactivity"
 import { inject } from "vitest"
 import { freePort, get, pollUntil, send, tryConnect } from "../../support/Http.ts"
+import { closedWithin, exchange, openConnection } from "../../support/KeptAliveConnection.ts"
 import { itInTempDir, SERVER, spawnNode, tempDir } from "../../support/NodeProcess.ts"
 import { tcpProxy } from "../../support/TcpProxy.ts"
 
@@ -127,6 +128,44 @@ describe("server lifecycle", () => {
         assert.strictEqual(yield* tryConnect(port), "ECONNREFUSED")
         assert.notMatch(server.stdout(), /ERROR/, "a clean shutdown logs no error")
       }),
+    60_000
+  )
+
+  it.live(
+    "on SIGTERM a kept-alive connection with a request in flight is answered, then closed; the stop does not wait out its 20 s",
+    () =>
+      Effect.scoped(
+        Effect.gen(function* () {
+          // A load balancer's connection: kept alive, and busy when the instance is told to stop.
+          // Node's `close()` leaves such a connection open for its next request, and with the 65 s
+          // keep-alive the stop would wait the whole 20 s for it (NodeServer.endKeptAliveOnClose).
+          const { server, port, proxy } = yield* serverBehindProxy("server-keepalive-stop-", SECRETS)
+          const connection = yield* openConnection(port)
+          const authorization = `Bearer ${yield* tokenFor("keepalive-stop")}`
+          const wallet = `GET /v1/wallet HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: ${authorization}`
+
+          const before = yield* exchange(connection, wallet)
+          assert.strictEqual(before.status, 200)
+          assert.strictEqual(before.headers.connection, "keep-alive")
+
+          proxy.setDelay(1_500)
+          const inFlight = yield* Effect.forkChild(exchange(connection, wallet, 15_000))
+          yield* Effect.sleep("300 millis")
+          const stopped = Date.now()
+          yield* server.kill("SIGTERM")
+
+          // Its headers were decided when it arrived, before the stop (kept alive); the connection is
+          // closed as soon as the answer is out, before a client could send another request on it.
+          const answer = yield* Fiber.join(inFlight)
+          assert.strictEqual(answer.status, 200, answer.body)
+          assert.isTrue(yield* closedWithin(connection, 1_000), "the server closed the connection after its answer")
+
+          const exit = yield* server.exit(25_000)
+          assert.deepStrictEqual(exit, { code: SIGTERM_EXIT_CODE, signal: null }, server.stderr())
+          // The graceful timeout is 20 s; without the close the stop took all of it.
+          assert.isBelow(Date.now() - stopped, 10_000, "the stop waited for the kept-alive connection")
+        })
+      ),
     60_000
   )
 
