@@ -18,8 +18,8 @@ const challenge = (overrides: Record<string, unknown> = {}) => ({
   ...overrides
 })
 
-/** The local date-time of now in Africa/Lagos (the suite's APP_TIMEZONE, UTC+1 all year). */
-const lagosNow = () => new Date(Date.now() + 3_600_000).toISOString().slice(0, 16)
+/** The instant a local date-time in Africa/Lagos (the suite's APP_TIMEZONE, UTC+1 all year) names. */
+const fromLagos = (local: string) => Date.parse(`${local}Z`) - 3_600_000
 
 const admin = tokenFor("admin-1", ["admin"])
 const create = (body: unknown) => Effect.flatMap(admin, (token) => request(BASE, { method: "POST", body, token }))
@@ -32,11 +32,13 @@ describe("trivia challenges over HTTP", () => {
         assert.strictEqual(created.status, 201)
         const id = created.json.data.id
         assert.isTrue(Number.isInteger(id))
+        const sent = Date.now()
         const response = yield* request(`${BASE}/${id}`, {
           method: "PUT",
           token: yield* admin,
           body: challenge({ title: "Renamed quiz", sharingFormula: "EQUAL" })
         })
+        const answered = Date.now()
         assert.strictEqual(response.status, 200)
         assert.deepStrictEqual(Object.keys(response.json), ["timestamp", "status", "success", "message", "data"])
         assert.strictEqual(response.json.status, 200)
@@ -44,7 +46,11 @@ describe("trivia challenges over HTTP", () => {
         assert.strictEqual(response.json.message, "Challenge updated successfully")
         assert.strictEqual(response.json.data, `Challenge with id ${id} updated successfully`)
         assert.match(response.json.timestamp, LOCAL)
-        assert.strictEqual(response.json.timestamp.slice(0, 16), lagosNow())
+        // The time of the answer in Lagos: between sending and reading it (not "this minute", which
+        // failed when the answer came at 18:58:59.99 and the check ran at 18:59:00.01).
+        const at = fromLagos(response.json.timestamp)
+        assert.isAtLeast(at, sent - 1, response.json.timestamp)
+        assert.isAtMost(at, answered, response.json.timestamp)
 
         const fetched = yield* request(`${BASE}/${id}`, { token: yield* tokenFor("player-1") })
         assert.strictEqual(fetched.json.data.title, "Renamed quiz")
