@@ -30,8 +30,8 @@ export const openConnection = (port: number) =>
 
 /**
  * Writes one HTTP/1.1 request (no `Connection` header: kept alive) and waits, up to `waitMillis`,
- * until its whole answer (by Content-Length) or the close has come. The answer as parsed, and
- * whether the server closed the connection after it.
+ * until its whole answer (by Content-Length) or the close has come; the answer as parsed (whether
+ * the server then closed the connection is `connection.closed`).
  */
 export const exchange = (connection: KeptAliveConnection, head: string, waitMillis = 5_000) =>
   Effect.gen(function* () {

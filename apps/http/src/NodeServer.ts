@@ -175,8 +175,8 @@ interface ServerMessage {
 }
 
 /**
- * Once `server.close()` is called, every answer says `Connection: close` and its connection is
- * closed as soon as it is idle. Node's `close()` closes only the connections idle at that moment and
+ * Once `server.close()` is called, a request that arrives is answered `Connection: close`, and every
+ * connection is closed as soon as it is idle (an answer already under way goes out kept alive). Node's `close()` closes only the connections idle at that moment and
  * keeps serving kept-alive requests on the others; with `KEEP_ALIVE_TIMEOUT` at 65 s, a connection
  * busy at SIGTERM (a load balancer's always is) would outlive the 20 s the shutdown waits for
  * (NodeHttpServer's graceful timeout), and every such stop would take the whole 20 s. Nothing runs
