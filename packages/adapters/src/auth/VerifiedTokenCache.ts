@@ -27,9 +27,36 @@ export interface VerifiedTokenCache {
 }
 
 interface Entry {
-  readonly signature: Buffer
+  /**
+   * A string, not a `Buffer`: a small `Buffer.from` is a view into one of Node's shared 8 KB pool
+   * slabs, so every remembered signature kept a whole slab alive until the cache emptied. With a new
+   * token per request (the benchmark's spin) that held up to 20 MB of slabs, freed only every
+   * 10,000 tokens, and raised the service's peak RSS past 200 MiB (issue 35, docs/benchmarks.md).
+   */
+  readonly signature: string
   readonly principal: Principal
   readonly exp: number
+}
+
+/** Scratch space for the constant-time comparison, so that a hit allocates no `Buffer`s of its own. */
+let given = Buffer.allocUnsafeSlow(64)
+let stored = Buffer.allocUnsafeSlow(64)
+
+/**
+ * Compares two signatures in time that depends only on their length. utf8, not latin1: latin1 keeps
+ * only a character's low byte, so another spelling of the stored signature (U+0141 for "A") would
+ * compare equal. The length of a signature is no secret: every stored one is 43 characters.
+ */
+const sameSignature = (candidate: string, signature: string): boolean => {
+  const length = Buffer.byteLength(candidate, "utf8")
+  if (length !== Buffer.byteLength(signature, "utf8")) return false
+  if (length > given.length) {
+    given = Buffer.allocUnsafeSlow(length)
+    stored = Buffer.allocUnsafeSlow(length)
+  }
+  given.write(candidate, 0, "utf8")
+  stored.write(signature, 0, "utf8")
+  return timingSafeEqual(given.subarray(0, length), stored.subarray(0, length))
 }
 
 export const makeVerifiedTokenCache = (capacity: number, clockToleranceSeconds: number): VerifiedTokenCache => {
@@ -46,13 +73,7 @@ export const makeVerifiedTokenCache = (capacity: number, clockToleranceSeconds: 
         entries.delete(signed)
         return undefined
       }
-      // utf8, not latin1: latin1 keeps only a character's low byte, so another spelling of the
-      // stored signature (U+0141 for "A") would compare equal.
-      const given = Buffer.from(token.slice(dot + 1), "utf8")
-      // The length of a signature is no secret: every stored one is 43 characters.
-      return given.length === entry.signature.length && timingSafeEqual(given, entry.signature)
-        ? entry.principal
-        : undefined
+      return sameSignature(token.slice(dot + 1), entry.signature) ? entry.principal : undefined
     },
     set: (token, principal, exp) => {
       const dot = token.lastIndexOf(".")
@@ -61,7 +82,7 @@ export const makeVerifiedTokenCache = (capacity: number, clockToleranceSeconds: 
       // losing its first entry walks the holes left behind, which made every miss ~9 µs dearer
       // (measured); starting over costs each client one full verification.
       if (entries.size >= capacity) entries.clear()
-      entries.set(signed, { signature: Buffer.from(token.slice(dot + 1), "utf8"), principal, exp })
+      entries.set(signed, { signature: token.slice(dot + 1), principal, exp })
     }
   }
 }

@@ -1,3 +1,5 @@
+import { setFlagsFromString } from "node:v8"
+import { runInNewContext } from "node:vm"
 import { assert, describe, it } from "@effect/vitest"
 import { Principal } from "@payments-gaming/domain/auth"
 import { Effect, Redacted } from "effect"
@@ -5,6 +7,14 @@ import { vi } from "vitest"
 import { make } from "../../src/auth/JwtVerifier.ts"
 import { makeVerifiedTokenCache } from "../../src/auth/VerifiedTokenCache.ts"
 import { hmacKey, SECRET, settingsOf, sign } from "../support/JwtFixtures.ts"
+
+/** A full collection, as `--expose-gc` would give, without starting the test process with it. */
+const collectGarbage = (): void => {
+  setFlagsFromString("--expose-gc")
+  const gc = runInNewContext("gc") as () => void
+  gc()
+  gc()
+}
 
 const principal = (userId: string) => new Principal({ userId: userId as Principal["userId"], roles: [] })
 
@@ -75,5 +85,24 @@ describe("verified HS256 tokens are remembered, never past exp", () => {
     assert.isUndefined(cache.get("h.b.sig-b", now))
     assert.isUndefined(cache.get("h.c.sig-c", exp + 30))
     assert.strictEqual(cache.get("h.c.sig-c", exp + 29)?.userId, undefined, "an expired entry is dropped")
+  })
+
+  it("remembering a token keeps none of Node's shared Buffer pool alive", () => {
+    // A small `Buffer.from` is a view into an 8 KB slab shared with every other small Buffer made
+    // around it (a server's request and response bytes): an entry holding one keeps its slab alive.
+    const cache = makeVerifiedTokenCache(5_000, 30)
+    const exp = 2_000_000_000
+    const megabytes = () => process.memoryUsage().arrayBuffers / 1024 / 1024
+    collectGarbage()
+    const before = megabytes()
+    for (let i = 0; i < 4_000; i++) {
+      // Another request's bytes between two tokens, so the tokens do not share a slab.
+      Buffer.from(`${i}`.padEnd(3_000, "x"), "utf8")
+      cache.set(`header.payload-${i}.${`${i}`.padStart(43, "s")}`, principal(`user-${i}`), exp)
+    }
+    collectGarbage()
+    const held = megabytes() - before
+    assert.isBelow(held, 2, `${held.toFixed(1)} MB of ArrayBuffers held after remembering 4,000 tokens`)
+    assert.strictEqual(cache.get(`header.payload-7.${"7".padStart(43, "s")}`, exp - 100)?.userId, "user-7")
   })
 })
