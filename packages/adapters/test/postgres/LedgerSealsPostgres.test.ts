@@ -4,6 +4,7 @@ import {
   Ledger,
   LedgerSeals,
   Movements,
+  SEAL_BATCH_TRANSACTIONS,
   SealChain,
   SealService,
   type Verification
@@ -202,6 +203,30 @@ describe.runIf(inject("databaseMode") === "postgres")("on the PostgreSQL server"
         const [unsealed] = yield* sql<{ count: string }>`SELECT count(*)::text AS count FROM ledger_transactions t
         WHERE NOT EXISTS (SELECT 1 FROM ledger_seal_members m WHERE m.transaction_id = t.id)`
         assert.strictEqual(unsealed?.count, "0")
+        verified(yield* seals.verify({}))
+      })
+    )
+
+    it.effect("the sealer puts a backlog larger than its batch into seals of at most SEAL_BATCH_TRANSACTIONS", () =>
+      Effect.gen(function* () {
+        const seals = yield* SealService
+        yield* seals.sealPending
+        const backlog = yield* Effect.forEach(
+          Array.from({ length: SEAL_BATCH_TRANSACTIONS + 1 }, (_, i) => i),
+          (i) => deposit("1.00", `batch-${i % 50}`),
+          { concurrency: 8 }
+        )
+        const written = yield* seals.sealPending
+        assert.deepStrictEqual(
+          written.map((seal) => seal.transactions),
+          [SEAL_BATCH_TRANSACTIONS, 1],
+          "one full seal, then the rest at once"
+        )
+        assert.strictEqual(written[1]?.previousHash, written[0]?.hash)
+        assert.sameMembers(
+          [...new Set((yield* Effect.forEach(backlog, sealOf)).flat())],
+          written.map((seal) => seal.sequence)
+        )
         verified(yield* seals.verify({}))
       })
     )

@@ -1,11 +1,23 @@
 import { Context, Effect, Layer, Option, type Stream } from "effect"
 import { Digest } from "effect/crypto"
 import { LedgerSeals, type Seal, type SealPage, type SealRange, type SealSegment } from "./LedgerSeals.ts"
-import { encodeTransaction, MAX_SEAL_TRANSACTIONS, sealHash, sha256Hex } from "./SealChain.ts"
+import { encodeTransaction, sealHash, sha256Hex } from "./SealChain.ts"
 import { type Verification, verify } from "./SealVerification.ts"
 
 /** The largest page of the seal listing; the edges refuse more, this only makes sure. */
 export const MAX_SEAL_PAGE = 200
+
+/**
+ * How many transactions the background sealer puts in one seal; a larger backlog goes into several,
+ * one right after the other, so the `LEDGER_SEAL_INTERVAL` promise holds as before. A seal may hold
+ * up to `MAX_SEAL_TRANSACTIONS` (SealChain.ts: what verification is sized for); the sealer takes less because it
+ * runs inside the server, beside the requests. A round at 2,000 postings a second reads 10,000
+ * transactions and their postings; read, checked, encoded and hashed in one batch, they lived long
+ * enough to be promoted to the old generation, which raised the server's peak RSS by about 20 MiB
+ * and lengthened the requests' tail (issue 35, docs/benchmarks.md "Sixteenth session"). In batches
+ * of 1,000 each seal's objects die young.
+ */
+export const SEAL_BATCH_TRANSACTIONS = 1_000
 
 /** The seals of the ledger: sealing (the background sealer), the listing, verification and export. */
 export class SealService extends Context.Service<
@@ -43,7 +55,7 @@ export class SealService extends Context.Service<
         const written: Array<Seal> = []
         // A full batch means more may be waiting: seal again at once, so a backlog drains without pauses.
         while (true) {
-          const next = yield* seals.sealNext(MAX_SEAL_TRANSACTIONS, compute)
+          const next = yield* seals.sealNext(SEAL_BATCH_TRANSACTIONS, compute)
           if (Option.isNone(next)) return written
           written.push(next.value.seal)
           if (!next.value.full) return written
