@@ -181,7 +181,13 @@ export const layer = Layer.effect(
       readonly resumeAfter: bigint | null
     }
 
-    const unsealed = sql.literal("NOT EXISTS (SELECT 1 FROM ledger_seal_members m WHERE m.transaction_id = t.id)")
+    // OFFSET 0 keeps the check a probe of the members' primary key per candidate, in id order, stopping
+    // at `limit`: as a plain NOT EXISTS the planner may turn it into an anti-join that hashes every
+    // member ever sealed, for every seal (about 30 ms at 200,000 sealed transactions, and growing).
+    // PostgreSQL does not flatten an EXISTS whose subquery has an OFFSET.
+    const unsealed = sql.literal(
+      "NOT EXISTS (SELECT 1 FROM ledger_seal_members m WHERE m.transaction_id = t.id OFFSET 0)"
+    )
 
     /**
      * The oldest committed transactions no seal covers (at most `limit`, ascending id), among those
