@@ -31,7 +31,7 @@ interface Entry {
    * A string, not a `Buffer`: a small `Buffer.from` is a view into one of Node's shared 8 KB pool
    * slabs, so every remembered signature kept a whole slab alive until the cache emptied. With a new
    * token per request (the benchmark's spin) that held up to 20 MB of slabs, freed only every
-   * 10,000 tokens, and raised the service's peak RSS past 200 MiB (issue 35, docs/benchmarks.md).
+   * 10,000 tokens: about 9 MiB of the service's peak RSS (issue 35, docs/benchmarks.md).
    */
   readonly signature: string
   readonly principal: Principal
