@@ -3,7 +3,8 @@
 //
 // By default the profile keeps every sampled allocation, collected or not, so it shows what a
 // request allocates (`--heap-prof` keeps only what is still live at exit). PROBE_LIVE=1 keeps only
-// the live ones. On exit, a process that ran at least PROBE_MIN_SECONDS (2) writes
+// the live ones. PROBE_PROMOTED=1 drops what a scavenge collected and keeps what a full collection did:
+// the sites of what lived long enough to reach the old generation (issue 35). On exit, a process that ran at least PROBE_MIN_SECONDS (2) writes
 // allocations-<pid>.heapprofile into PROBE_DIR (default: the working directory); open it in Chrome
 // DevTools (Memory) or summarise it with `npm exec -- node bench/probes/summarize.ts FILE`.
 import { writeFileSync } from "node:fs"
@@ -11,13 +12,14 @@ import { Session } from "node:inspector"
 import { join } from "node:path"
 
 const collected = process.env.PROBE_LIVE !== "1"
+const promoted = process.env.PROBE_PROMOTED === "1"
 const session = new Session()
 session.connect()
 session.post("HeapProfiler.enable")
 session.post("HeapProfiler.startSampling", {
   samplingInterval: 4096,
   includeObjectsCollectedByMajorGC: collected,
-  includeObjectsCollectedByMinorGC: collected
+  includeObjectsCollectedByMinorGC: collected && !promoted
 })
 
 process.on("exit", () => {

@@ -7,13 +7,33 @@
 // On exit, a process that ran at least PROBE_MIN_SECONDS (2: skips npm and the start scripts)
 // writes collector-<pid>.json into PROBE_DIR (default: the working directory): its script, the
 // event-loop delay percentiles, and the count, total and percentiles of scavenges and of full
-// (mark-compact) collections, in milliseconds. Plain JavaScript, so it loads before anything else.
+// (mark-compact) collections, in milliseconds, and what the scavenges promoted: the bytes the old
+// generation grew by across each one (V8's GCProfiler), in all and per HTTP request served. A request
+// whose objects outlive two scavenges reaches the old generation and costs a full collection later:
+// the seventeenth session's spin promoted 3.4 KB per request, most of it kept by generator
+// functions made per request (docs/benchmarks.md). Plain JavaScript, so it loads before anything
+// else.
+import { subscribe } from "node:diagnostics_channel"
 import { writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { constants, monitorEventLoopDelay, PerformanceObserver } from "node:perf_hooks"
+import { GCProfiler } from "node:v8"
 
 const delay = monitorEventLoopDelay({ resolution: 5 })
 delay.enable()
+const profiler = new GCProfiler()
+profiler.start()
+let requests = 0
+subscribe("http.server.request.start", () => {
+  requests++
+})
+// The old generation's used bytes: its regular and its large-object space.
+const oldBytes = (spaces) =>
+  spaces.reduce(
+    (sum, space) =>
+      space.spaceName === "old_space" || space.spaceName === "large_object_space" ? sum + space.spaceUsedSize : sum,
+    0
+  )
 const scavenges = []
 const fullCollections = []
 new PerformanceObserver((list) => {
@@ -41,6 +61,12 @@ const ms = (nanoseconds) => Math.round(nanoseconds / 1e5) / 10
 
 process.on("exit", () => {
   if (process.uptime() < Number(process.env.PROBE_MIN_SECONDS ?? 2)) return
+  let promoted = 0
+  for (const gc of profiler.stop()?.statistics ?? []) {
+    if (gc.gcType !== "Scavenge") continue
+    // Concurrent sweeping can shrink the old generation during a scavenge: a growth is counted, never a loss.
+    promoted += Math.max(0, oldBytes(gc.afterGC.heapSpaceStatistics) - oldBytes(gc.beforeGC.heapSpaceStatistics))
+  }
   const report = {
     script: process.argv[1],
     uptimeSeconds: Math.round(process.uptime()),
@@ -51,7 +77,10 @@ process.on("exit", () => {
       max: ms(delay.max)
     },
     scavenges: pauses(scavenges),
-    fullCollections: pauses(fullCollections)
+    fullCollections: pauses(fullCollections),
+    requests,
+    promotedMB: Math.round(promoted / 1e5) / 10,
+    promotedKBPerRequest: requests === 0 ? null : Math.round(promoted / requests / 10.24) / 100
   }
   writeFileSync(
     join(process.env.PROBE_DIR ?? ".", `collector-${process.pid}.json`),

@@ -62,8 +62,9 @@ export const WalletHandlers = HttpApiBuilder.group(Api, "wallet", (handlers) =>
     const banking = yield* BankingService
     const statement = statementOf(yield* StatementService)
     return handlers
-      .handle("wallet", () =>
-        Effect.gen(function* () {
+      .handle(
+        "wallet",
+        Effect.fnUntraced(function* () {
           const user = yield* CurrentUser
           return yield* ok("Wallet fetched", yield* banking.wallet(user.userId))
         })

@@ -10,8 +10,9 @@ export const WebhookHandlers = HttpApiBuilder.group(Api, "webhook", (handlers) =
   Effect.gen(function* () {
     const verifier = yield* WebhookVerifier
     const banking = yield* BankingService
-    return handlers.handleRaw("coreBanking", ({ request }) =>
-      Effect.gen(function* () {
+    return handlers.handleRaw(
+      "coreBanking",
+      Effect.fnUntraced(function* ({ request }) {
         const receivedAt = new Date(yield* Clock.currentTimeMillis)
         // The exact bytes, before any parsing. A body over 256 KiB fails here with a respondable
         // error that the response middleware turns into the 413 envelope.

@@ -13,8 +13,9 @@ export const CardsHandlers = HttpApiBuilder.group(Api, "cards", (handlers) =>
   Effect.gen(function* () {
     const cards = yield* CardsService
     return handlers
-      .handle("add", ({ payload }) =>
-        Effect.gen(function* () {
+      .handle(
+        "add",
+        Effect.fnUntraced(function* ({ payload }) {
           const user = yield* CurrentUser
           const card = yield* cards.add(user.userId, payload).pipe(
             Effect.catchTags({
@@ -26,14 +27,16 @@ export const CardsHandlers = HttpApiBuilder.group(Api, "cards", (handlers) =>
           return yield* ok("Card added successfully", card)
         })
       )
-      .handle("list", ({ query }) =>
-        Effect.gen(function* () {
+      .handle(
+        "list",
+        Effect.fnUntraced(function* ({ query }) {
           const user = yield* CurrentUser
           return yield* ok("Cards fetched", yield* cards.list(user.userId, pageOf(query)))
         })
       )
-      .handle("remove", ({ params }) =>
-        Effect.gen(function* () {
+      .handle(
+        "remove",
+        Effect.fnUntraced(function* ({ params }) {
           const user = yield* CurrentUser
           yield* cards
             .remove(user.userId, params.cardId)

@@ -13,8 +13,9 @@ export const DevicesHandlers = HttpApiBuilder.group(Api, "devices", (handlers) =
   Effect.gen(function* () {
     const devices = yield* Devices
     return handlers
-      .handle("register", ({ payload }) =>
-        Effect.gen(function* () {
+      .handle(
+        "register",
+        Effect.fnUntraced(function* ({ payload }) {
           const user = yield* CurrentUser
           const { device, created } = yield* devices
             .register(user.userId, registrationOf(payload))
@@ -23,14 +24,16 @@ export const DevicesHandlers = HttpApiBuilder.group(Api, "devices", (handlers) =
           return respond(yield* ok(message, encodeView(device), created ? 201 : 200))
         })
       )
-      .handle("list", () =>
-        Effect.gen(function* () {
+      .handle(
+        "list",
+        Effect.fnUntraced(function* () {
           const user = yield* CurrentUser
           return yield* ok("Devices fetched", yield* devices.list(user.userId))
         })
       )
-      .handle("remove", ({ params }) =>
-        Effect.gen(function* () {
+      .handle(
+        "remove",
+        Effect.fnUntraced(function* ({ params }) {
           const user = yield* CurrentUser
           yield* devices
             .remove(user.userId, params.deviceId)

@@ -166,33 +166,32 @@ const bodyObject = (response: HttpServerResponse.HttpServerResponse): Record<str
  * produced it: our handlers, the router (404), the body reader (413), the decoder (415) or a defect
  * (500, whose message is always generic: internals never reach a client).
  */
-const envelopeError = (
+const envelopeError = Effect.fnUntraced(function* (
   response: HttpServerResponse.HttpServerResponse,
   style: EnvelopeStyle,
   time: ResponseTime["Service"]
-) =>
-  Effect.gen(function* () {
-    const status = response.status
-    const existing = bodyObject(response)
-    const message =
-      status < 500 && typeof existing.message === "string" && existing.message !== ""
-        ? existing.message
-        : messageFor(status)
-    const errors = status === 400 && Array.isArray(existing.errors) ? { errors: existing.errors } : {}
-    const body =
-      style === "reduced"
-        ? { status, message, data: null, ...errors }
-        : {
-            timestamp: yield* style === "local" ? time.local : time.epoch,
-            status,
-            success: false,
-            message,
-            data: null,
-            ...errors
-          }
-    // The original Content-Type (a 415 arrives as text/plain) must not override the JSON one.
-    return HttpServerResponse.jsonUnsafe(body, { status, headers: Headers.remove(response.headers, "content-type") })
-  })
+) {
+  const status = response.status
+  const existing = bodyObject(response)
+  const message =
+    status < 500 && typeof existing.message === "string" && existing.message !== ""
+      ? existing.message
+      : messageFor(status)
+  const errors = status === 400 && Array.isArray(existing.errors) ? { errors: existing.errors } : {}
+  const body =
+    style === "reduced"
+      ? { status, message, data: null, ...errors }
+      : {
+          timestamp: yield* style === "local" ? time.local : time.epoch,
+          status,
+          success: false,
+          message,
+          data: null,
+          ...errors
+        }
+  // The original Content-Type (a 415 arrives as text/plain) must not override the JSON one.
+  return HttpServerResponse.jsonUnsafe(body, { status, headers: Headers.remove(response.headers, "content-type") })
+})
 
 /**
  * The outermost middleware: request id (accepted from `X-Request-Id` when sane, else generated,

@@ -44,8 +44,9 @@ export const ReconciliationsHandlers = HttpApiBuilder.group(Api, "reconciliation
   Effect.gen(function* () {
     const reconciliations = yield* ReconciliationService
     return handlers
-      .handleRaw("import", ({ request, query }) =>
-        Effect.gen(function* () {
+      .handleRaw(
+        "import",
+        Effect.fnUntraced(function* ({ request, query }) {
           if (mediaTypeOf(request.headers["content-type"]) !== REPORT_MEDIA_TYPE) {
             return yield* unsupportedMediaType(`Content-Type must be ${REPORT_MEDIA_TYPE}`)
           }
@@ -86,8 +87,9 @@ export const ReconciliationsHandlers = HttpApiBuilder.group(Api, "reconciliation
             Effect.flatMap((page) => ok("Breaks fetched", toPage(page)))
           )
       )
-      .handle("resolve", ({ params, payload }) =>
-        Effect.gen(function* () {
+      .handle(
+        "resolve",
+        Effect.fnUntraced(function* ({ params, payload }) {
           const user = yield* CurrentUser
           const resolved = yield* reconciliations
             .resolve({

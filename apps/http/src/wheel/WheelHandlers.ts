@@ -35,8 +35,9 @@ export const WheelHandlers = HttpApiBuilder.group(Api, "wheel", (handlers) =>
   Effect.gen(function* () {
     const wheel = yield* SpinAndWinService
     return handlers
-      .handle("view", () =>
-        Effect.gen(function* () {
+      .handle(
+        "view",
+        Effect.fnUntraced(function* () {
           const user = yield* CurrentUser
           const view = yield* wheel.view(user.userId)
           const body = yield* ok("Spin and win segments fetched successfully", encodeView(view))
@@ -46,8 +47,9 @@ export const WheelHandlers = HttpApiBuilder.group(Api, "wheel", (handlers) =>
           })
         })
       )
-      .handle("spin", ({ headers }) =>
-        Effect.gen(function* () {
+      .handle(
+        "spin",
+        Effect.fnUntraced(function* ({ headers }) {
           const user = yield* CurrentUser
           const outcome = yield* wheel
             .spin(user.userId, headers["idempotency-key"])
@@ -62,22 +64,25 @@ export const WheelHandlers = HttpApiBuilder.group(Api, "wheel", (handlers) =>
           })
         })
       )
-      .handle("clientSeed", () =>
-        Effect.gen(function* () {
+      .handle(
+        "clientSeed",
+        Effect.fnUntraced(function* () {
           const user = yield* CurrentUser
           const state = yield* wheel.clientSeed(user.userId)
           return yield* ok("Client seed fetched successfully", state)
         })
       )
-      .handle("setClientSeed", ({ payload }) =>
-        Effect.gen(function* () {
+      .handle(
+        "setClientSeed",
+        Effect.fnUntraced(function* ({ payload }) {
           const user = yield* CurrentUser
           const state = yield* wheel.setClientSeed(user.userId, payload.clientSeed)
           return yield* ok("Client seed set; it applies from your next spin", state)
         })
       )
-      .handle("round", ({ params, query }) =>
-        Effect.gen(function* () {
+      .handle(
+        "round",
+        Effect.fnUntraced(function* ({ params, query }) {
           const user = yield* CurrentUser
           // Whose spins the caller sees is the domain's rule (RoundViewer); this only says who calls.
           const viewer = { userId: user.userId, isAdmin: user.isAdmin }

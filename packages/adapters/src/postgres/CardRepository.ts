@@ -150,21 +150,17 @@ export const make = Effect.gen(function* () {
   const listByUser = (userId: UserId, { limit, offset }: CardPage) =>
     activeCardsOf({ userId, limit, offset }).pipe(Effect.orDie)
 
-  const softDelete = Effect.fnUntraced(
-    function* (userId: UserId, cardId: CardId) {
-      yield* sql.withTransaction(
-        Effect.gen(function* () {
-          const [holder] = yield* sql`SELECT 1 FROM card_holders WHERE user_id = ${userId} FOR UPDATE`
-          if (holder === undefined) return yield* new CardNotFound({ cardId })
-          const deleted = yield* sql`UPDATE cards SET deleted_at = now()
-            WHERE id = ${cardId} AND user_id = ${userId} AND deleted_at IS NULL RETURNING id`
-          if (deleted.length === 0) return yield* new CardNotFound({ cardId })
-          yield* sql`UPDATE card_holders SET active_cards = active_cards - 1 WHERE user_id = ${userId}`
-        })
-      )
-    },
-    Effect.catchTag("SqlError", Effect.die)
-  )
+  const deleteRows = Effect.fnUntraced(function* (userId: UserId, cardId: CardId) {
+    const [holder] = yield* sql`SELECT 1 FROM card_holders WHERE user_id = ${userId} FOR UPDATE`
+    if (holder === undefined) return yield* new CardNotFound({ cardId })
+    const deleted = yield* sql`UPDATE cards SET deleted_at = now()
+      WHERE id = ${cardId} AND user_id = ${userId} AND deleted_at IS NULL RETURNING id`
+    if (deleted.length === 0) return yield* new CardNotFound({ cardId })
+    yield* sql`UPDATE card_holders SET active_cards = active_cards - 1 WHERE user_id = ${userId}`
+  })
+
+  const softDelete = (userId: UserId, cardId: CardId) =>
+    sql.withTransaction(deleteRows(userId, cardId)).pipe(Effect.catchTag("SqlError", Effect.die))
 
   return CardRepository.of({ insert, countActive, listByUser, softDelete })
 })

@@ -163,6 +163,16 @@ export const make = Effect.gen(function* () {
   // Held until the registration's transaction ends; see `make`'s comment for why.
   const lockUser = (userId: UserId) => sql`SELECT pg_advisory_xact_lock(${DEVICE_LIMIT_LOCK}, hashtext(${userId}))`
 
+  // The registration's rows, in its transaction: made once, not a generator per call (docs/architecture.md).
+  const upsertLocked = Effect.fnUntraced(function* (userId: UserId, request: Parameters<typeof upsert>[0]) {
+    yield* lockUser(userId)
+    for (let attempt = 1; attempt <= REGISTER_ATTEMPTS; attempt++) {
+      const [outcome] = yield* upsert(request)
+      if (outcome?.outcome === "registered" || outcome?.outcome === "full") return outcome
+    }
+    return yield* Effect.die(new Error(`A device registration found no row ${REGISTER_ATTEMPTS} times`))
+  })
+
   const register = Effect.fnUntraced(
     function* (userId: UserId, registration: DeviceRegistration) {
       const request = {
@@ -172,16 +182,7 @@ export const make = Effect.gen(function* () {
         token: Redacted.value(registration.token),
         platform: registration.platform
       }
-      const row = yield* sql.withTransaction(
-        Effect.gen(function* () {
-          yield* lockUser(userId)
-          for (let attempt = 1; attempt <= REGISTER_ATTEMPTS; attempt++) {
-            const [outcome] = yield* upsert(request)
-            if (outcome?.outcome === "registered" || outcome?.outcome === "full") return outcome
-          }
-          return yield* Effect.die(new Error(`A device registration found no row ${REGISTER_ATTEMPTS} times`))
-        })
-      )
+      const row = yield* sql.withTransaction(upsertLocked(userId, request))
       if (row.outcome === "full") return yield* new DeviceLimitReached({ limit: MAX_ACTIVE_DEVICES })
       const registered: DeviceRegistered = {
         device: row.device,

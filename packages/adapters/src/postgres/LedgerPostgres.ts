@@ -129,12 +129,14 @@ export const layer = Layer.effect(
      * Nothing can be refused (no user account goes down): one statement, atomic on its own, so
      * neither a transaction nor a savepoint of its own.
      */
-    const postCredits = (transaction: LedgerTransaction.LedgerTransaction, moves: ReadonlyArray<Move>) =>
-      Effect.gen(function* () {
-        const [created] = yield* record(transaction, moves, true)
-        if (created === undefined) return yield* existing(transaction.key)
-        return { transaction, created: true }
-      })
+    const postCredits = Effect.fnUntraced(function* (
+      transaction: LedgerTransaction.LedgerTransaction,
+      moves: ReadonlyArray<Move>
+    ) {
+      const [created] = yield* record(transaction, moves, true)
+      if (created === undefined) return yield* existing(transaction.key)
+      return { transaction, created: true }
+    })
 
     /**
      * A user account goes down: the conditional updates may refuse, so the posting runs in its own
@@ -142,15 +144,17 @@ export const layer = Layer.effect(
      * recorded first (every user row locked by then, in account id order, see `record`), then every
      * user balance changes in the same order.
      */
+    const debitRows = Effect.fnUntraced(function* (
+      transaction: LedgerTransaction.LedgerTransaction,
+      moves: ReadonlyArray<Move>
+    ) {
+      const [created] = yield* record(transaction, moves, false)
+      if (created === undefined) return yield* existing(transaction.key)
+      yield* changeUserBalances(sql, moves)
+      return { transaction, created: true }
+    })
     const postWithDebits = (transaction: LedgerTransaction.LedgerTransaction, moves: ReadonlyArray<Move>) =>
-      sql.withTransaction(
-        Effect.gen(function* () {
-          const [created] = yield* record(transaction, moves, false)
-          if (created === undefined) return yield* existing(transaction.key)
-          yield* changeUserBalances(sql, moves)
-          return { transaction, created: true }
-        })
-      )
+      sql.withTransaction(debitRows(transaction, moves))
 
     // Untraced: it runs inside every replay (credits, spins and transfers post with their cause,
     // through LedgerRecorderPostgres).

@@ -125,37 +125,45 @@ export const make = Effect.gen(function* () {
   // The ledger's own result column (`statement`): whether the statement wrote the posting.
   const posted = (rows: CauseRows) => rows[0]?.ledger_posted === true
 
-  // Untraced, as the credits and spins it writes (see BankingService.receive for the cost).
-  const record = <A, E>(cause: Cause<A, E>, posting?: CausedPosting) =>
-    Effect.gen(function* () {
-      const own = yield* sqlCauseOf(cause)
-      if (posting === undefined) return yield* own.answer(yield* run(own, "alone", {}))
-      // Throws (a defect) for a posting that takes from a user: that is `recordDebit`'s.
-      const ledger = yield* Effect.try({ try: () => creditValues(posting.transaction), catch: (error) => error }).pipe(
-        Effect.orDie
-      )
-      const rows =
-        posting.notice === undefined
-          ? yield* run(own, "credit", ledger)
-          : yield* run(own, "notified", { ...ledger, ...(yield* noticeValues(posting.notice)) })
-      return yield* own.answer(rows)
-    })
+  // Untraced, as the credits and spins it writes (see BankingService.receive for the cost). Functions
+  // made once, not generators written per call: V8 keeps every generator function object it runs,
+  // and all it closed over, past the young collections (issue 35, docs/benchmarks.md "Seventeenth
+  // session").
+  const record = Effect.fnUntraced(function* <A, E>(cause: Cause<A, E>, posting?: CausedPosting) {
+    const own = yield* sqlCauseOf(cause)
+    if (posting === undefined) return yield* own.answer(yield* run(own, "alone", {}))
+    // Throws (a defect) for a posting that takes from a user: that is `recordDebit`'s.
+    const ledger = yield* Effect.try({ try: () => creditValues(posting.transaction), catch: (error) => error }).pipe(
+      Effect.orDie
+    )
+    const rows =
+      posting.notice === undefined
+        ? yield* run(own, "credit", ledger)
+        : yield* run(own, "notified", { ...ledger, ...(yield* noticeValues(posting.notice)) })
+    return yield* own.answer(rows)
+  })
 
-  const recordDebit = <A, E>(cause: Cause<A, E>, transaction: LedgerTransaction.LedgerTransaction) =>
-    Effect.gen(function* () {
-      const own = yield* sqlCauseOf(cause)
-      const moves = netByAccount(transaction)
-      if (!takesFromUser(moves)) return yield* record(cause, { transaction })
-      return yield* sql
-        .withTransaction(
-          Effect.gen(function* () {
-            const rows = yield* run(own, "debit", recordValues(transaction, moves, false))
-            if (posted(rows)) yield* changeUserBalances(sql, moves)
-            return yield* own.answer(rows)
-          })
-        )
-        .pipe(Effect.catchIf(SqlError.isSqlError, Effect.die))
-    })
+  const debitInTransaction = Effect.fnUntraced(function* <A, E>(
+    own: SqlCause<A, E>,
+    transaction: LedgerTransaction.LedgerTransaction,
+    moves: ReturnType<typeof netByAccount>
+  ) {
+    const rows = yield* run(own, "debit", recordValues(transaction, moves, false))
+    if (posted(rows)) yield* changeUserBalances(sql, moves)
+    return yield* own.answer(rows)
+  })
+
+  const recordDebit = Effect.fnUntraced(function* <A, E>(
+    cause: Cause<A, E>,
+    transaction: LedgerTransaction.LedgerTransaction
+  ) {
+    const own = yield* sqlCauseOf(cause)
+    const moves = netByAccount(transaction)
+    if (!takesFromUser(moves)) return yield* record(cause, { transaction })
+    return yield* sql
+      .withTransaction(debitInTransaction(own, transaction, moves))
+      .pipe(Effect.catchIf(SqlError.isSqlError, Effect.die))
+  })
 
   return LedgerRecorder.of({ record, recordDebit })
 })

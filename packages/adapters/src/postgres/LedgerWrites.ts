@@ -161,32 +161,30 @@ export const creditValues = (transaction: LedgerTransaction.LedgerTransaction): 
  * debit only while the balance stays at or above zero. Fails `InsufficientFunds` at the first
  * debit refused; the caller runs all of it in a transaction (a savepoint), which that rolls back.
  */
-export const changeUserBalances = (sql: SqlClient.SqlClient, moves: ReadonlyArray<Move>) =>
-  Effect.gen(function* () {
-    for (const { account, delta } of moves) {
-      if (!Account.isUserAccount(account) || delta === 0n) continue
-      if (delta > 0n) {
-        yield* sql`UPDATE ledger_accounts SET balance = balance + ${delta}, updated_at = now()
+export const changeUserBalances = Effect.fnUntraced(function* (sql: SqlClient.SqlClient, moves: ReadonlyArray<Move>) {
+  for (const { account, delta } of moves) {
+    if (!Account.isUserAccount(account) || delta === 0n) continue
+    if (delta > 0n) {
+      yield* sql`UPDATE ledger_accounts SET balance = balance + ${delta}, updated_at = now()
           WHERE id = ${account.id}`
-        continue
-      }
-      const updated = yield* sql`UPDATE ledger_accounts SET balance = balance + ${delta}, updated_at = now()
+      continue
+    }
+    const updated = yield* sql`UPDATE ledger_accounts SET balance = balance + ${delta}, updated_at = now()
         WHERE id = ${account.id} AND balance + ${delta} >= 0
         RETURNING 1`
-      if (updated.length === 0) return yield* insufficient(sql, account, delta)
-    }
-  })
+    if (updated.length === 0) return yield* insufficient(sql, account, delta)
+  }
+})
 
-const insufficient = (sql: SqlClient.SqlClient, account: Account.Account, delta: bigint) =>
-  Effect.gen(function* () {
-    const [stored] = yield* sql<{ balance: bigint }>`SELECT balance FROM ledger_accounts WHERE id = ${account.id}`
-    const available = Money.formatMinorUnits(account.unit, stored?.balance ?? 0n)
-    const requested = Money.formatMinorUnits(account.unit, -delta)
-    return yield* new InsufficientFunds({
-      accountId: account.id,
-      unit: account.unit,
-      available,
-      requested,
-      message: `insufficient funds: ${available} ${account.unit} available, ${requested} requested`
-    })
+const insufficient = Effect.fnUntraced(function* (sql: SqlClient.SqlClient, account: Account.Account, delta: bigint) {
+  const [stored] = yield* sql<{ balance: bigint }>`SELECT balance FROM ledger_accounts WHERE id = ${account.id}`
+  const available = Money.formatMinorUnits(account.unit, stored?.balance ?? 0n)
+  const requested = Money.formatMinorUnits(account.unit, -delta)
+  return yield* new InsufficientFunds({
+    accountId: account.id,
+    unit: account.unit,
+    available,
+    requested,
+    message: `insufficient funds: ${available} ${account.unit} available, ${requested} requested`
   })
+})

@@ -106,6 +106,17 @@ export const layer = Layer.effect(
 
     const findForUpdate = (reference: string) => findByReferenceForUpdate(reference).pipe(Effect.orDie)
 
+    // The statement's answer: its new row, or the one whose reference it met. Made once, not a
+    // generator per call (docs/architecture.md).
+    const openedAnswer = Effect.fnUntraced(
+      function* (transfer: NewTransfer, rows: CauseRows) {
+        const [inserted] = yield* decodeRows(rows)
+        if (inserted !== undefined) return { created: true, transfer: inserted }
+        return { created: false, transfer: Option.getOrThrow(yield* find(transfer.reference)) }
+      },
+      (effect) => Effect.orDie(effect)
+    )
+
     // The new row, or the one whose reference it met.
     const opened = (transfer: NewTransfer) =>
       sqlCause(
@@ -116,12 +127,7 @@ export const layer = Layer.effect(
           currency: transfer.currency,
           amountMinor: Result.getOrThrow(Money.toMinorUnits(Money.make(transfer.currency, transfer.amount)))
         },
-        (rows: CauseRows) =>
-          Effect.gen(function* () {
-            const [inserted] = yield* decodeRows(rows)
-            if (inserted !== undefined) return { created: true, transfer: inserted }
-            return { created: false, transfer: Option.getOrThrow(yield* find(transfer.reference)) }
-          }).pipe(Effect.orDie)
+        (rows: CauseRows) => openedAnswer(transfer, rows)
       )
 
     const finished = (reference: string, status: "SETTLED" | "FAILED", at: Date) =>

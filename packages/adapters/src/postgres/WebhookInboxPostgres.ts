@@ -261,8 +261,8 @@ export const layer = Layer.effect(
 
     // Everything but the id is what was just written (and the column defaults), so the raw body is
     // not sent back. No row: the event was stored before, and is read instead.
-    const answer = (event: NewWebhookEvent, settled: SettledOutcome, rows: ReadonlyArray<InsertedRow>) =>
-      Effect.gen(function* () {
+    const answer = Effect.fnUntraced(
+      function* (event: NewWebhookEvent, settled: SettledOutcome, rows: ReadonlyArray<InsertedRow>) {
         const [inserted] = rows
         if (inserted !== undefined) {
           const created: WebhookEvent = {
@@ -281,7 +281,9 @@ export const layer = Layer.effect(
         }
         const existing = yield* findLive(event)
         return { _tag: "Duplicate" as const, event: Option.getOrThrow(existing) }
-      }).pipe(Effect.orDie)
+      },
+      (effect) => Effect.orDie(effect)
+    )
 
     const store = Effect.fnUntraced(function* (event: NewWebhookEvent, settled: SettledOutcome) {
       const rows = yield* insert<InsertedRow>(eventValues(event, settled)).pipe(Effect.orDie)

@@ -79,29 +79,30 @@ export const make = Effect.gen(function* () {
     return yield* Effect.flatMap(segmentsOfVersion(version), toWheel)
   }, Effect.orDie)
 
-  // The active row's lock orders replacers: the second waits, then finds the row no longer active
-  // (READ COMMITTED re-checks it) and leaves the winner's wheel in place.
+  // The replacement's rows, in its transaction: made once, not a generator per call
+  // (docs/architecture.md). The active row's lock orders replacers: the second waits, then finds the
+  // row no longer active (READ COMMITTED re-checks it) and leaves the winner's wheel in place.
+  const replaceRows = Effect.fnUntraced(function* (expectedVersion: number, definition: WheelDefinition) {
+    const [current] = yield* sql<{
+      readonly id: bigint
+      readonly version: number
+    }>`SELECT id, version FROM wheels WHERE active FOR UPDATE`
+    if (current === undefined || current.version !== expectedVersion) return
+    const [next] = yield* sql<{
+      readonly version: number
+    }>`SELECT (coalesce(max(version), 0) + 1)::int AS version FROM wheels`
+    yield* sql`UPDATE wheels SET active = false WHERE id = ${current.id}`
+    const [created] = yield* sql<{ readonly id: bigint }>`INSERT INTO wheels (version, currency, active)
+        VALUES (${next!.version}, ${definition.currency}, true) RETURNING id`
+    for (const [position, segment] of definition.segments.entries()) {
+      yield* sql`INSERT INTO wheel_segments (wheel_id, position, segment_id, label, type, value, weight)
+          VALUES (${created!.id}, ${position}, ${segment.id}, ${segment.label}, ${segment.type},
+            ${segment.value}, ${segment.weight})`
+    }
+  })
+
   const replaceActive = Effect.fnUntraced(function* (expectedVersion: number, definition: WheelDefinition) {
-    yield* sql.withTransaction(
-      Effect.gen(function* () {
-        const [current] = yield* sql<{
-          readonly id: bigint
-          readonly version: number
-        }>`SELECT id, version FROM wheels WHERE active FOR UPDATE`
-        if (current === undefined || current.version !== expectedVersion) return
-        const [next] = yield* sql<{
-          readonly version: number
-        }>`SELECT (coalesce(max(version), 0) + 1)::int AS version FROM wheels`
-        yield* sql`UPDATE wheels SET active = false WHERE id = ${current.id}`
-        const [created] = yield* sql<{ readonly id: bigint }>`INSERT INTO wheels (version, currency, active)
-            VALUES (${next!.version}, ${definition.currency}, true) RETURNING id`
-        for (const [position, segment] of definition.segments.entries()) {
-          yield* sql`INSERT INTO wheel_segments (wheel_id, position, segment_id, label, type, value, weight)
-              VALUES (${created!.id}, ${position}, ${segment.id}, ${segment.label}, ${segment.type},
-                ${segment.value}, ${segment.weight})`
-        }
-      })
-    )
+    yield* sql.withTransaction(replaceRows(expectedVersion, definition))
     return yield* active
   }, Effect.orDie)
 

@@ -36,20 +36,27 @@ export class DevelopmentSink extends Context.Service<
         const capacity = options.capacity ?? 100
         const received = yield* Ref.make<ReadonlyArray<SunkPush>>([])
 
+        // Made once, not a generator per push (docs/architecture.md).
+        const keep = Effect.fnUntraced(function* (
+          tokenType: TokenType,
+          token: Parameters<PushGateway["send"]>[0],
+          notification: Parameters<PushGateway["send"]>[1]
+        ) {
+          const providerMessageId = `local-${randomUUID()}`
+          yield* Ref.update(received, (all) =>
+            [...all, { tokenType, token, notification, providerMessageId }].slice(-capacity)
+          )
+          yield* Effect.logInfo(`Development sink kept a ${tokenType} push`, { providerMessageId })
+          return success(providerMessageId)
+        })
+
         const gatewayFor = (tokenType: TokenType): PushGateway => ({
           name: "development-sink",
           configured: false,
           send: (token, notification) =>
             options.production
               ? Effect.succeed(failure("PROVIDER_NOT_CONFIGURED", `No ${tokenType} provider is configured`))
-              : Effect.gen(function* () {
-                  const providerMessageId = `local-${randomUUID()}`
-                  yield* Ref.update(received, (all) =>
-                    [...all, { tokenType, token, notification, providerMessageId }].slice(-capacity)
-                  )
-                  yield* Effect.logInfo(`Development sink kept a ${tokenType} push`, { providerMessageId })
-                  return success(providerMessageId)
-                })
+              : keep(tokenType, token, notification)
         })
 
         return DevelopmentSink.of({ gatewayFor, received: Ref.get(received) })

@@ -197,6 +197,17 @@ function makeBankingService() {
       }
     })
 
+    // A settled transfer's hold is settled, a failed one's given back, each with the transfer's
+    // new status. Made once, not generators per webhook (docs/architecture.md).
+    const settleTransfer = Effect.fnUntraced(function* ({ reference, currency, amount }: Transfer) {
+      const settlement = yield* built(Movements.settle({ reference, currency, amount }))
+      yield* recorder.record(transfers.finished(reference, "SETTLED", yield* now), { transaction: settlement })
+    })
+    const returnTransfer = Effect.fnUntraced(function* ({ reference, userId, currency, amount }: Transfer) {
+      const given = yield* built(Movements.returnHold({ reference, userId, currency, amount }))
+      yield* recorder.record(transfers.finished(reference, "FAILED", yield* now), { transaction: given })
+    })
+
     const planTransfer = Effect.fnUntraced(function* (
       event: Extract<DecodedWebhook, { kind: "transfer.success" | "transfer.failed" }>
     ): Effect.fn.Return<Plan> {
@@ -205,7 +216,6 @@ function makeBankingService() {
       if (decision._tag === "Reject") return settled({ outcome: "rejected", reason: decision.reason })
       if (decision._tag === "Unmatched") return settled({ outcome: "unmatched", reason: decision.reason })
       const action = decision.action
-      const { reference, userId, currency, amount } = action.transfer
       const processed: Applied = { outcome: "processed", reason: null }
       switch (action._tag) {
         case "AlreadyFinal":
@@ -215,20 +225,12 @@ function makeBankingService() {
           // settlement or a return only credits, so nothing can refuse it.
           return {
             settled: processed,
-            act: Effect.gen(function* () {
-              const settlement = yield* built(Movements.settle({ reference, currency, amount }))
-              yield* recorder.record(transfers.finished(reference, "SETTLED", yield* now), { transaction: settlement })
-              return processed
-            })
+            act: Effect.as(settleTransfer(action.transfer), processed)
           }
         case "Return":
           return {
             settled: processed,
-            act: Effect.gen(function* () {
-              const given = yield* built(Movements.returnHold({ reference, userId, currency, amount }))
-              yield* recorder.record(transfers.finished(reference, "FAILED", yield* now), { transaction: given })
-              return processed
-            })
+            act: Effect.as(returnTransfer(action.transfer), processed)
           }
       }
     })
@@ -367,30 +369,31 @@ function makeBankingService() {
       return outcome.result
     })
 
+    // The replay's reads and writes, in its unit of work: made once (docs/architecture.md).
+    const replayLocked = Effect.fnUntraced(function* (eventId: string) {
+      const found = yield* inbox.findForUpdate(eventId)
+      if (found._tag === "None") {
+        return yield* new WebhookEventNotFound({ eventId, message: `no webhook event ${eventId}` })
+      }
+      const event = found.value
+      const base = { eventId: event.id, kind: event.kind, reference: event.reference }
+      // Only these two wait on a cause an operator can fix; `conflict` in particular never
+      // applies: its (kind, reference) belongs to the first event.
+      if (event.outcome !== "unmatched" && event.outcome !== "rejected") {
+        return { ...base, replayed: false, outcome: event.outcome, reason: event.reason }
+      }
+      const read = readWebhook(event.rawBody)
+      const applied: Applied = Result.isFailure(read)
+        ? { outcome: "rejected", reason: `the stored body no longer decodes: ${read.failure.message}` }
+        : read.success.kind !== event.kind || read.success.reference !== event.reference
+          ? { outcome: "rejected", reason: `the stored body now reads as ${read.success.dedupKey}` }
+          : yield* apply(read.success)
+      yield* inbox.markOutcome(event.id, applied.outcome, applied.reason, yield* now)
+      return { ...base, replayed: true, ...applied }
+    })
+
     const replay = Effect.fn("BankingService.replay")((eventId: string) =>
-      unitOfWork.transaction(
-        Effect.gen(function* () {
-          const found = yield* inbox.findForUpdate(eventId)
-          if (found._tag === "None") {
-            return yield* new WebhookEventNotFound({ eventId, message: `no webhook event ${eventId}` })
-          }
-          const event = found.value
-          const base = { eventId: event.id, kind: event.kind, reference: event.reference }
-          // Only these two wait on a cause an operator can fix; `conflict` in particular never
-          // applies: its (kind, reference) belongs to the first event.
-          if (event.outcome !== "unmatched" && event.outcome !== "rejected") {
-            return { ...base, replayed: false, outcome: event.outcome, reason: event.reason }
-          }
-          const read = readWebhook(event.rawBody)
-          const applied: Applied = Result.isFailure(read)
-            ? { outcome: "rejected", reason: `the stored body no longer decodes: ${read.failure.message}` }
-            : read.success.kind !== event.kind || read.success.reference !== event.reference
-              ? { outcome: "rejected", reason: `the stored body now reads as ${read.success.dedupKey}` }
-              : yield* apply(read.success)
-          yield* inbox.markOutcome(event.id, applied.outcome, applied.reason, yield* now)
-          return { ...base, replayed: true, ...applied }
-        })
-      )
+      unitOfWork.transaction(replayLocked(eventId))
     )
 
     const pageSize = 200
@@ -437,33 +440,34 @@ function makeBankingService() {
       return { created, account: toVirtualAccountView(account) }
     })
 
+    // The transfer and its hold, in the transfer's unit of work: made once (docs/architecture.md).
+    const holdAndOpen = Effect.fnUntraced(function* ({ reference, userId, currency, amount }: RecordTransferRequest) {
+      // The transfer and its hold in one write of the ledger's: held only when the transfer is new.
+      const hold = yield* built(Movements.hold({ reference, userId, currency, amount }))
+      const stored = yield* recorder.recordDebit(transfers.opened({ reference, userId, currency, amount }), hold)
+      const transfer = stored.transfer
+      if (!stored.created) {
+        const same =
+          transfer.userId === userId && transfer.currency === currency && BigDecimal.equals(transfer.amount, amount)
+        if (!same) {
+          return yield* new TransferConflict({
+            reference,
+            message: `transfer ${reference} is already recorded with other details`
+          })
+        }
+        return { created: false, transfer: toTransferView(transfer) }
+      }
+      return { created: true, transfer: toTransferView(transfer) }
+    })
+
     const recordTransfer = Effect.fn("BankingService.recordTransfer")(function* (request: RecordTransferRequest) {
-      const { reference, userId, currency, amount } = request
+      const { currency, amount } = request
       if (!BigDecimal.isPositive(amount)) {
         return yield* new InvalidAmount({ message: `amount ${BigDecimal.format(amount)} must be greater than 0` })
       }
       const minor = Money.toMinorUnits(Money.make(currency, amount))
       if (Result.isFailure(minor)) return yield* new InvalidAmount({ message: minor.failure.message })
-      return yield* unitOfWork.transaction(
-        Effect.gen(function* () {
-          // The transfer and its hold in one write of the ledger's: held only when the transfer is new.
-          const hold = yield* built(Movements.hold({ reference, userId, currency, amount }))
-          const stored = yield* recorder.recordDebit(transfers.opened({ reference, userId, currency, amount }), hold)
-          const transfer = stored.transfer
-          if (!stored.created) {
-            const same =
-              transfer.userId === userId && transfer.currency === currency && BigDecimal.equals(transfer.amount, amount)
-            if (!same) {
-              return yield* new TransferConflict({
-                reference,
-                message: `transfer ${reference} is already recorded with other details`
-              })
-            }
-            return { created: false, transfer: toTransferView(transfer) }
-          }
-          return { created: true, transfer: toTransferView(transfer) }
-        })
-      )
+      return yield* unitOfWork.transaction(holdAndOpen(request))
     })
 
     const wallet = Effect.fn("BankingService.wallet")(function* (userId: UserId) {

@@ -169,11 +169,12 @@ export const sealMessageOf = (previousHash: string, transactions: ReadonlyArray<
 }
 
 /** SHA-256 of `data`, lowercase hex. */
-export const sha256Hex = (data: Uint8Array): Effect.Effect<string, never, Digest.Digest> =>
-  Effect.gen(function* () {
-    const digest = yield* Digest.Digest
-    return yield* digest.digestHex(Digest.sha256, data)
-  })
+export const sha256Hex = Effect.fnUntraced(function* (
+  data: Uint8Array
+): Effect.fn.Return<string, never, Digest.Digest> {
+  const digest = yield* Digest.Digest
+  return yield* digest.digestHex(Digest.sha256, data)
+})
 
 /** A seal's hash: SHA-256(previousHash ‖ encode(t₁) ‖ … ‖ encode(tₙ)), lowercase hex. */
 export const sealHash = (

@@ -92,8 +92,8 @@ export class NotificationDelivery extends Context.Service<
       // the same, the row was marked as being sent and is not released: it stays sent-unconfirmed
       // until its lease ends, and the claim that takes it then sends it again as a resend, counted,
       // with the same collapse key.
-      const deliverOne = (notification: ClaimedNotification) =>
-        Effect.gen(function* () {
+      const deliverOne = Effect.fnUntraced(
+        function* (notification: ClaimedNotification) {
           const { outcome, facts } = yield* attempt(notification)
           if (facts.pushed && notification.inDoubt) {
             yield* Metric.update(notificationResends, 1)
@@ -120,15 +120,20 @@ export class NotificationDelivery extends Context.Service<
               Effect.annotateLogs({ notificationId: notification.id, error: outcome.error })
             )
           }
-        }).pipe(
-          Effect.catchCause((cause) =>
-            Effect.logWarning(
-              "Notification attempt not recorded; if its push left, it stays claimed until its lease expires, " +
-                "then is sent again as a possible duplicate with the same collapse key"
-            ).pipe(Effect.annotateLogs({ notificationId: notification.id, cause: Cause.pretty(cause).split("\n")[0] }))
-          ),
-          Effect.uninterruptible
-        )
+        },
+        (effect, notification) =>
+          effect.pipe(
+            Effect.catchCause((cause) =>
+              Effect.logWarning(
+                "Notification attempt not recorded; if its push left, it stays claimed until its lease expires, " +
+                  "then is sent again as a possible duplicate with the same collapse key"
+              ).pipe(
+                Effect.annotateLogs({ notificationId: notification.id, cause: Cause.pretty(cause).split("\n")[0] })
+              )
+            ),
+            Effect.uninterruptible
+          )
+      )
 
       // Marks the rows about to be sent; none is sent unless that is stored (a lost mark would let a
       // push that left be released as unsent). Rows that will not be sent need no mark.

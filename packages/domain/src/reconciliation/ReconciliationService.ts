@@ -328,6 +328,24 @@ function makeReconciliationService() {
         )
       )
 
+    // The import's claim and its two passes, in its unit of work: made once (docs/architecture.md).
+    const importLocked = Effect.fnUntraced(function* (
+      input: ImportInput,
+      form: ReturnType<typeof checkForm>,
+      importedAt: Date
+    ) {
+      // A report with problems of form claims nothing: its second pass only finds its
+      // duplicates, to list them with the rest, and fails, rolling its names back.
+      if (form.errors.length > 0) {
+        yield* matchAndStore(undefined, input, form)
+        return yield* Effect.die(new Error("a report with problems of form was not refused"))
+      }
+      const claimed = yield* store.create({ date: input.date, sha256: input.sha256, importedAt })
+      if (!claimed.created) return { created: false, reconciliation: claimed.reconciliation }
+      const reconciliation = yield* matchAndStore(claimed.reconciliation.id, input, form)
+      return { created: true, reconciliation }
+    })
+
     const importReport = Effect.fn("ReconciliationService.import")(function* (input: ImportInput) {
       if (!SHA256_HEX.test(input.sha256)) return yield* Effect.die(new Error("sha256 must be lowercase hex"))
       if (input.bytes.length > MAX_REPORT_BYTES) {
@@ -339,20 +357,7 @@ function makeReconciliationService() {
       }
       const form = checkForm(input.bytes)
       const importedAt = yield* now
-      const result = yield* unitOfWork.transaction(
-        Effect.gen(function* () {
-          // A report with problems of form claims nothing: its second pass only finds its
-          // duplicates, to list them with the rest, and fails, rolling its names back.
-          if (form.errors.length > 0) {
-            yield* matchAndStore(undefined, input, form)
-            return yield* Effect.die(new Error("a report with problems of form was not refused"))
-          }
-          const claimed = yield* store.create({ date: input.date, sha256: input.sha256, importedAt })
-          if (!claimed.created) return { created: false, reconciliation: claimed.reconciliation }
-          const reconciliation = yield* matchAndStore(claimed.reconciliation.id, input, form)
-          return { created: true, reconciliation }
-        })
-      )
+      const result = yield* unitOfWork.transaction(importLocked(input, form, importedAt))
       const view = toReconciliationView(result.reconciliation)
       yield* Effect.logInfo(result.created ? "reconciliation imported" : "reconciliation imported again").pipe(
         Effect.annotateLogs({
@@ -454,33 +459,34 @@ function makeReconciliationService() {
       return transaction.key
     })
 
-    const resolve = Effect.fn("ReconciliationService.resolve")(function* (input: ResolveInput) {
-      const resolved = yield* unitOfWork.transaction(
-        Effect.gen(function* () {
-          const found = yield* store.findBreakForUpdate(input.reconciliationId, input.breakId)
-          if (Option.isNone(found)) {
-            return yield* new BreakNotFound({
-              breakId: input.breakId,
-              message: `no break ${input.breakId} in reconciliation ${input.reconciliationId}`
-            })
-          }
-          const target = found.value
-          if (target.status === "resolved") {
-            return yield* new BreakAlreadyResolved({
-              breakId: target.id,
-              message: `break ${target.id} is resolved already`
-            })
-          }
-          const transactionId = input.action === "credit" ? yield* credit(target) : null
-          return yield* store.resolve(target.id, {
-            action: input.action,
-            note: input.note,
-            resolvedAt: (yield* now).toISOString(),
-            resolvedBy: input.by,
-            transactionId
-          })
+    // The resolution's reads and writes, in its unit of work: made once (docs/architecture.md).
+    const resolveLocked = Effect.fnUntraced(function* (input: ResolveInput) {
+      const found = yield* store.findBreakForUpdate(input.reconciliationId, input.breakId)
+      if (Option.isNone(found)) {
+        return yield* new BreakNotFound({
+          breakId: input.breakId,
+          message: `no break ${input.breakId} in reconciliation ${input.reconciliationId}`
         })
-      )
+      }
+      const target = found.value
+      if (target.status === "resolved") {
+        return yield* new BreakAlreadyResolved({
+          breakId: target.id,
+          message: `break ${target.id} is resolved already`
+        })
+      }
+      const transactionId = input.action === "credit" ? yield* credit(target) : null
+      return yield* store.resolve(target.id, {
+        action: input.action,
+        note: input.note,
+        resolvedAt: (yield* now).toISOString(),
+        resolvedBy: input.by,
+        transactionId
+      })
+    })
+
+    const resolve = Effect.fn("ReconciliationService.resolve")(function* (input: ResolveInput) {
+      const resolved = yield* unitOfWork.transaction(resolveLocked(input))
       yield* observe
       return toBreakView(resolved)
     })

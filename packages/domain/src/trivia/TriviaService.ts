@@ -62,18 +62,21 @@ export class TriviaService extends Context.Service<
         return yield* repository.list(page)
       })
 
-      const updateOnce = (id: ChallengeId, input: ChallengeInput, expectedVersion: number | undefined) =>
-        Effect.gen(function* () {
-          const current = yield* get(id)
-          const now = yield* DateTime.now
-          if (current.hasEndedAt(now)) {
-            return yield* new ChallengeEnded({ challengeId: id, endTime: current.endTime })
-          }
-          if (expectedVersion !== undefined && current.version !== expectedVersion) {
-            return yield* new ConcurrentUpdate({ challengeId: id, expectedVersion })
-          }
-          return yield* repository.update(id, input, current.version, now)
-        })
+      const updateOnce = Effect.fnUntraced(function* (
+        id: ChallengeId,
+        input: ChallengeInput,
+        expectedVersion: number | undefined
+      ) {
+        const current = yield* get(id)
+        const now = yield* DateTime.now
+        if (current.hasEndedAt(now)) {
+          return yield* new ChallengeEnded({ challengeId: id, endTime: current.endTime })
+        }
+        if (expectedVersion !== undefined && current.version !== expectedVersion) {
+          return yield* new ConcurrentUpdate({ challengeId: id, expectedVersion })
+        }
+        return yield* repository.update(id, input, current.version, now)
+      })
 
       const update = Effect.fn("TriviaService.update")(function* (
         id: ChallengeId,

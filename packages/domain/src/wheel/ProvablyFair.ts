@@ -71,19 +71,18 @@ export const commitmentOf = (crypto: SeedCrypto["Service"], seed: Uint8Array): E
  * The draw value in [0, total) of `input` under `seed`: HMAC-SHA256, then `drawFromBytes`. A
  * `LegacyDrawInput` (no client seed) recomputes a spin recorded before client seeds existed.
  */
-export const drawValue = (
+export const drawValue = Effect.fnUntraced(function* (
   crypto: SeedCrypto["Service"],
   seed: Uint8Array,
   input: DrawInput | LegacyDrawInput,
   total: number
-): Effect.Effect<number> =>
-  Effect.gen(function* () {
-    for (let attempt = 0; attempt < MAX_DRAW_ATTEMPTS; attempt++) {
-      const found = drawFromBytes(yield* crypto.hmacSha256(seed, messageOf(input, attempt)), total)
-      if (Option.isSome(found)) return found.value
-    }
-    return yield* Effect.die(new Error(`no draw accepted after ${MAX_DRAW_ATTEMPTS} HMACs`))
-  })
+) {
+  for (let attempt = 0; attempt < MAX_DRAW_ATTEMPTS; attempt++) {
+    const found = drawFromBytes(yield* crypto.hmacSha256(seed, messageOf(input, attempt)), total)
+    if (Option.isSome(found)) return found.value
+  }
+  return yield* Effect.die(new Error(`no draw accepted after ${MAX_DRAW_ATTEMPTS} HMACs`))
+})
 
 export interface Verification {
   readonly commitmentMatches: boolean
@@ -95,7 +94,7 @@ export interface Verification {
  * Re-does a spin from what is published once its round is over: the revealed seed must hash to the
  * commitment shown during the round, and its HMAC must give the recorded draw and segment.
  */
-export const verify = (
+export const verify = Effect.fnUntraced(function* (
   crypto: SeedCrypto["Service"],
   options: {
     readonly seed: Uint8Array
@@ -103,14 +102,13 @@ export const verify = (
     readonly input: DrawInput | LegacyDrawInput
     readonly segments: ReadonlyArray<Segment>
   }
-): Effect.Effect<Verification> =>
-  Effect.gen(function* () {
-    const commitment = yield* commitmentOf(crypto, options.seed)
-    const total = options.segments.reduce((sum, segment) => sum + segment.weight, 0)
-    const value = yield* drawValue(crypto, options.seed, options.input, total)
-    return {
-      commitmentMatches: commitment === options.commitment,
-      drawValue: value,
-      segment: segmentAt(options.segments, value)
-    }
-  })
+) {
+  const commitment = yield* commitmentOf(crypto, options.seed)
+  const total = options.segments.reduce((sum, segment) => sum + segment.weight, 0)
+  const value = yield* drawValue(crypto, options.seed, options.input, total)
+  return {
+    commitmentMatches: commitment === options.commitment,
+    drawValue: value,
+    segment: segmentAt(options.segments, value)
+  }
+})

@@ -10,7 +10,15 @@ import { segmentAt, segmentRanges } from "./Draw.ts"
 import { AlreadySpun, RoundClosed, RoundNotFinished, RoundNotFound, SpinContended } from "./Errors.ts"
 import { type Segment, type SegmentId, toPublicSegment, type Wheel } from "./Model.ts"
 import { commitmentOf, drawValue, SEED_BYTES } from "./ProvablyFair.ts"
-import { isBefore, makeRoundClock, REVEAL_GRACE_MILLIS, type RoundId, roundEnd, roundStart } from "./Round.ts"
+import {
+  isBefore,
+  makeRoundClock,
+  REVEAL_GRACE_MILLIS,
+  type RoundId,
+  type RoundWindow,
+  roundEnd,
+  roundStart
+} from "./Round.ts"
 import { RoundSeeds } from "./RoundSeeds.ts"
 import { type RoundViewer, spinOwnerFor, visibleSpins } from "./RoundViewer.ts"
 import { SeedCrypto } from "./SeedCrypto.ts"
@@ -26,6 +34,27 @@ export const DEFAULT_SPIN_PAGE: SpinPage = { limit: 50, offset: 0 }
 
 export interface RoundAuditOptions {
   readonly page?: SpinPage | undefined
+}
+
+/**
+ * What one spin read before it draws, handed to the steps that draw, record and answer it. Those
+ * steps are functions made once, not generators written inside `spinOnce`: V8 gives every
+ * generator function object it runs a map of its own, in the old generation, which points back at
+ * the function and so at everything it closed over, until the next full collection. A generator
+ * made per request thereby kept the whole request alive past every young collection (issue 35,
+ * docs/benchmarks.md "Seventeenth session").
+ */
+interface Attempt {
+  readonly userId: UserId
+  readonly idempotencyKey: IdempotencyKey | undefined
+  readonly at: DateTime.Utc
+  readonly round: RoundId
+  readonly expiresIn: string
+  readonly window: RoundWindow
+  readonly wheel: Wheel
+  readonly seed: RoundSeed
+  readonly spinId: SpinId
+  readonly next: ClientSeedState
 }
 
 /** The spin-and-win use cases behind `GET /v1/spin-and-win` and `POST /v1/spin-and-win/spin`. */
@@ -114,16 +143,15 @@ export class SpinAndWinService extends Context.Service<
             )
       )
 
-      const freshSeed = (round: RoundId) =>
-        Effect.gen(function* () {
-          const seed = yield* random.bytes(SEED_BYTES)
-          return {
-            round,
-            seed: Redacted.make(seed),
-            commitment: yield* commitmentOf(crypto, seed),
-            createdAt: yield* DateTime.now
-          } satisfies RoundSeed
-        })
+      const freshSeed = Effect.fnUntraced(function* (round: RoundId) {
+        const seed = yield* random.bytes(SEED_BYTES)
+        return {
+          round,
+          seed: Redacted.make(seed),
+          commitment: yield* commitmentOf(crypto, seed),
+          createdAt: yield* DateTime.now
+        } satisfies RoundSeed
+      })
 
       const seedOf = (round: RoundId) => seeds.getOrCreate(round, freshSeed(round))
 
@@ -163,30 +191,29 @@ export class SpinAndWinService extends Context.Service<
       }
 
       /** The stored result of an idempotency key, reported with today's balance and countdown. */
-      const replay = (stored: Spin) =>
-        Effect.gen(function* () {
-          const wheel = yield* wheels.byVersion(stored.wheelVersion)
-          if (Option.isNone(wheel)) return yield* Effect.die(new Error(`wheel version ${stored.wheelVersion} is gone`))
-          // A recorded spin's round always has its seed; creating one now would commit to nothing.
-          const seed = yield* seeds.getOrCreate(
-            stored.round,
-            Effect.die(new Error(`round ${stored.round} of spin ${stored.spinId} has no seed`))
-          )
-          const outcome: SpinOutcome = {
-            segment: toPublicSegment(yield* segmentOf(wheel.value, stored.segmentId)),
-            coinBalance: yield* coinBalance(stored.userId),
-            expiresIn: roundAt(yield* now).expiresIn,
-            spinId: stored.spinId,
-            round: stored.round,
-            clientSeed: stored.clientSeed,
-            nonce: stored.nonce,
-            drawValue: stored.drawValue,
-            wheelVersion: stored.wheelVersion,
-            commitment: seed.commitment,
-            replayed: true
-          }
-          return outcome
-        })
+      const replay = Effect.fnUntraced(function* (stored: Spin) {
+        const wheel = yield* wheels.byVersion(stored.wheelVersion)
+        if (Option.isNone(wheel)) return yield* Effect.die(new Error(`wheel version ${stored.wheelVersion} is gone`))
+        // A recorded spin's round always has its seed; creating one now would commit to nothing.
+        const seed = yield* seeds.getOrCreate(
+          stored.round,
+          Effect.die(new Error(`round ${stored.round} of spin ${stored.spinId} has no seed`))
+        )
+        const outcome: SpinOutcome = {
+          segment: toPublicSegment(yield* segmentOf(wheel.value, stored.segmentId)),
+          coinBalance: yield* coinBalance(stored.userId),
+          expiresIn: roundAt(yield* now).expiresIn,
+          spinId: stored.spinId,
+          round: stored.round,
+          clientSeed: stored.clientSeed,
+          nonce: stored.nonce,
+          drawValue: stored.drawValue,
+          wheelVersion: stored.wheelVersion,
+          commitment: seed.commitment,
+          replayed: true
+        }
+        return outcome
+      })
 
       const noticeOf = (event: OutboxEvent | undefined) =>
         event === undefined || outbox === undefined ? undefined : outbox.notice(event)
@@ -262,68 +289,81 @@ export class SpinAndWinService extends Context.Service<
         return { spin, segment }
       })
 
+      // Drawn once, with the seed and nonce read once, and recorded only if they are still the
+      // player's next ones and the round is still open by the store's clock (the store checks both
+      // in its one write, which needs no transaction). It is never drawn again with a seed read
+      // later: a redraw that re-read the seed let a seed chosen after the round's reveal into the
+      // round (issue 34). A stale spin is refused instead; only the player's own concurrent spin
+      // or seed change makes one.
+      const drawAndRecord = Effect.fnUntraced(function* (attempt: Attempt) {
+        const { userId, round } = attempt
+        const drawn = yield* draw(userId, attempt.wheel, attempt.seed, attempt.next, attempt, attempt.idempotencyKey)
+        // One write: the nonce, the spin, its prize's posting and the prize's notification (issue 16).
+        const recorded = yield* recorder.record(
+          spins.spun(drawn.spin, attempt.window),
+          yield* prizeOf(drawn.spin, attempt.wheel)
+        )
+        if (recorded._tag === "Recorded") return { ...drawn, coins: recorded.coins }
+        if (recorded._tag === "Closed") return yield* new RoundClosed({ round })
+        // Stale: a concurrent spin of theirs in this round is AlreadySpun; a seed change, a 409 to retry.
+        const [mine] = yield* spins.listRound(round, { limit: 1, offset: 0 }, userId)
+        return yield* mine === undefined ? new SpinContended({ round }) : new AlreadySpun({ round })
+      })
+
+      /** The answer to the spin just recorded, with the coin balance its write read. */
+      const answer = Effect.fnUntraced(function* (
+        attempt: Attempt,
+        { spin, segment, coins }: { spin: Spin; segment: Segment; coins: bigint }
+      ) {
+        const { spinId, round } = attempt
+        yield* Effect.logInfo("Wheel spun").pipe(Effect.annotateLogs({ spinId, round, segmentId: segment.id }))
+        const outcome: SpinOutcome = {
+          segment: toPublicSegment(segment),
+          coinBalance: yield* asCoinBalance(attempt.userId, coins),
+          expiresIn: attempt.expiresIn,
+          spinId,
+          round,
+          clientSeed: spin.clientSeed,
+          nonce: spin.nonce,
+          drawValue: spin.drawValue,
+          wheelVersion: attempt.wheel.version,
+          commitment: attempt.seed.commitment,
+          replayed: false
+        }
+        return outcome
+      })
+
+      // Run again when its connection is lost, committed or not (`UnitOfWork.idempotent`): the spin
+      // id is drawn once, in `spinOnce`, so a first run that did commit is this spin, found in the
+      // round when the second run is refused (AlreadySpun; RoundClosed when the round ended in
+      // between), and answered as made.
+      const madeAlready = <E>(attempt: Attempt, refused: E) =>
+        Effect.flatMap(spins.listRound(attempt.round, { limit: 1, offset: 0 }, attempt.userId), ([mine]) =>
+          mine !== undefined && mine.spinId === attempt.spinId
+            ? Effect.map(replay(mine), (outcome): SpinOutcome => ({ ...outcome, replayed: false }))
+            : Effect.fail(refused)
+        )
+
       const spinOnce = Effect.fnUntraced(function* (userId: UserId, idempotencyKey: IdempotencyKey | undefined) {
         const at = yield* now
         const { round, expiresIn, startMillis, endMillis } = roundAt(at)
-        const wheel = yield* activeWheel
-        const seed = yield* seedOf(round)
-        const spinId = (yield* random.uuid) as SpinId
-        const next = yield* nextClientSeed(userId)
-        // Drawn once, with the seed and nonce read once, and recorded only if they are still the
-        // player's next ones and the round is still open by the store's clock (the store checks both
-        // in its one write, which needs no transaction). It is never drawn again with a seed read
-        // later: a redraw that re-read the seed let a seed chosen after the round's reveal into the
-        // round (issue 34). A stale spin is refused instead; only the player's own concurrent spin
-        // or seed change makes one.
-        const drawAndRecord = Effect.gen(function* () {
-          const drawn = yield* draw(userId, wheel, seed, next, { spinId, round, at }, idempotencyKey)
-          // One write: the nonce, the spin, its prize's posting and the prize's notification (issue 16).
-          const recorded = yield* recorder.record(
-            spins.spun(drawn.spin, { startMillis, endMillis }),
-            yield* prizeOf(drawn.spin, wheel)
-          )
-          if (recorded._tag === "Recorded") return { ...drawn, coins: recorded.coins }
-          if (recorded._tag === "Closed") return yield* new RoundClosed({ round })
-          // Stale: a concurrent spin of theirs in this round is AlreadySpun; a seed change, a 409 to retry.
-          const [mine] = yield* spins.listRound(round, { limit: 1, offset: 0 }, userId)
-          return yield* mine === undefined ? new SpinContended({ round }) : new AlreadySpun({ round })
-        })
-        /** The answer to the spin just recorded, with the coin balance its write read. */
-        const answer = ({ spin, segment, coins }: { spin: Spin; segment: Segment; coins: bigint }) =>
-          Effect.gen(function* () {
-            yield* Effect.logInfo("Wheel spun").pipe(Effect.annotateLogs({ spinId, round, segmentId: segment.id }))
-            const outcome: SpinOutcome = {
-              segment: toPublicSegment(segment),
-              coinBalance: yield* asCoinBalance(userId, coins),
-              expiresIn,
-              spinId,
-              round,
-              clientSeed: spin.clientSeed,
-              nonce: spin.nonce,
-              drawValue: spin.drawValue,
-              wheelVersion: wheel.version,
-              commitment: seed.commitment,
-              replayed: false
-            }
-            return outcome
-          })
-        // Run again when its connection is lost, committed or not (`UnitOfWork.idempotent`): the spin
-        // id is drawn once, above, so a first run that did commit is this spin, found in the round
-        // when the second run is refused (AlreadySpun; RoundClosed when the round ended in between),
-        // and answered as made.
-        const madeAlready = <E>(refused: E) =>
-          Effect.flatMap(spins.listRound(round, { limit: 1, offset: 0 }, userId), ([mine]) =>
-            mine !== undefined && mine.spinId === spinId
-              ? Effect.map(replay(mine), (outcome): SpinOutcome => ({ ...outcome, replayed: false }))
-              : Effect.fail(refused)
-          )
-        return yield* unitOfWork
-          .idempotent(drawAndRecord)
-          .pipe(
-            Effect.flatMap(answer),
-            Effect.catchTag("AlreadySpun", madeAlready),
-            Effect.catchTag("RoundClosed", madeAlready)
-          )
+        const attempt: Attempt = {
+          userId,
+          idempotencyKey,
+          at,
+          round,
+          expiresIn,
+          window: { startMillis, endMillis },
+          wheel: yield* activeWheel,
+          seed: yield* seedOf(round),
+          spinId: (yield* random.uuid) as SpinId,
+          next: yield* nextClientSeed(userId)
+        }
+        return yield* unitOfWork.idempotent(drawAndRecord(attempt)).pipe(
+          Effect.flatMap((recorded) => answer(attempt, recorded)),
+          Effect.catchTag("AlreadySpun", (refused) => madeAlready(attempt, refused)),
+          Effect.catchTag("RoundClosed", (refused) => madeAlready(attempt, refused))
+        )
       })
 
       const spin = Effect.fnUntraced(function* (userId: UserId, idempotencyKey?: IdempotencyKey | undefined) {
