@@ -35,36 +35,6 @@ const wellFormedJson = (text: string): boolean => {
 }
 
 /**
- * The body checks of a request to an endpoint with a JSON payload, then the endpoint. Made once (a
- * generator written inside the middleware would be a new one per request, which V8 keeps with all
- * it closed over past the young collections: docs/architecture.md).
- */
-const guarded = Effect.fnUntraced(function* <A, E, R>(effect: Effect.Effect<A, E, R>) {
-  const request = yield* HttpServerRequest.HttpServerRequest
-  if (!HttpMethod.hasBody(request.method)) return yield* effect
-  // Cached by the request: the payload decoder reads these same bytes again. A body over
-  // MaxBodySize fails here with a respondable error, answered 413 by the response middleware.
-  const bytes = yield* Effect.orDie(request.arrayBuffer)
-  let text: string
-  try {
-    text = fatalUtf8.decode(bytes)
-  } catch {
-    return yield* badRequest("Request body is not valid UTF-8", [{ path: "", message: "not valid UTF-8" }])
-  }
-  if (NUL.test(text)) {
-    return yield* badRequest("Request body contains a NUL character", [
-      { path: "", message: "strings must not contain NUL characters" }
-    ])
-  }
-  if (!wellFormedJson(text)) {
-    return yield* badRequest("Request body contains a lone surrogate", [
-      { path: "", message: "strings must be well-formed UTF-16 (no lone surrogate \\uD800-\\uDFFF)" }
-    ])
-  }
-  return yield* effect
-})
-
-/**
  * Refuses, before authentication and before any decoding, JSON bodies no field may legitimately
  * carry: invalid UTF-8 (which the JSON reader would silently turn into U+FFFD and store), NUL
  * characters, and lone surrogates written as JSON escapes (which PostgreSQL would store as U+FFFD). Applied to every endpoint of the API (Api.ts); whether it guards one is decided from
@@ -75,5 +45,28 @@ const guarded = Effect.fnUntraced(function* <A, E, R>(effect: Effect.Effect<A, E
 export const layer = Layer.succeed(BodyGuard, (effect, route) => {
   // Decided once per route, when HttpApiBuilder builds it.
   if (route.endpoint.payload.size === 0 || policyOf(route, ReadsRawBody)) return effect
-  return guarded(effect)
+  return Effect.gen(function* () {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    if (!HttpMethod.hasBody(request.method)) return yield* effect
+    // Cached by the request: the payload decoder reads these same bytes again. A body over
+    // MaxBodySize fails here with a respondable error, answered 413 by the response middleware.
+    const bytes = yield* Effect.orDie(request.arrayBuffer)
+    let text: string
+    try {
+      text = fatalUtf8.decode(bytes)
+    } catch {
+      return yield* badRequest("Request body is not valid UTF-8", [{ path: "", message: "not valid UTF-8" }])
+    }
+    if (NUL.test(text)) {
+      return yield* badRequest("Request body contains a NUL character", [
+        { path: "", message: "strings must not contain NUL characters" }
+      ])
+    }
+    if (!wellFormedJson(text)) {
+      return yield* badRequest("Request body contains a lone surrogate", [
+        { path: "", message: "strings must be well-formed UTF-16 (no lone surrogate \\uD800-\\uDFFF)" }
+      ])
+    }
+    return yield* effect
+  })
 })

@@ -138,12 +138,8 @@ export const layer = Layer.effect(
       return { transaction, created: true }
     })
 
-    /**
-     * A user account goes down: the conditional updates may refuse, so the posting runs in its own
-     * transaction (a savepoint inside the caller's) that a refusal rolls back entirely. The rows are
-     * recorded first (every user row locked by then, in account id order, see `record`), then every
-     * user balance changes in the same order.
-     */
+    // The rows of a posting that takes from a user, then the balances: `postWithDebits`'s body,
+    // made once (docs/architecture.md).
     const debitRows = Effect.fnUntraced(function* (
       transaction: LedgerTransaction.LedgerTransaction,
       moves: ReadonlyArray<Move>
@@ -153,6 +149,13 @@ export const layer = Layer.effect(
       yield* changeUserBalances(sql, moves)
       return { transaction, created: true }
     })
+
+    /**
+     * A user account goes down: the conditional updates may refuse, so the posting runs in its own
+     * transaction (a savepoint inside the caller's) that a refusal rolls back entirely. The rows are
+     * recorded first (every user row locked by then, in account id order, see `record`), then every
+     * user balance changes in the same order.
+     */
     const postWithDebits = (transaction: LedgerTransaction.LedgerTransaction, moves: ReadonlyArray<Move>) =>
       sql.withTransaction(debitRows(transaction, moves))
 

@@ -106,8 +106,8 @@ export const layer = Layer.effect(
 
     const findForUpdate = (reference: string) => findByReferenceForUpdate(reference).pipe(Effect.orDie)
 
-    // The statement's answer: its new row, or the one whose reference it met. Made once, not a
-    // generator per call (docs/architecture.md).
+    // What `opened`'s statement answered, read into the transfer. Made once, not a generator per
+    // call (docs/architecture.md).
     const openedAnswer = Effect.fnUntraced(
       function* (transfer: NewTransfer, rows: CauseRows) {
         const [inserted] = yield* decodeRows(rows)

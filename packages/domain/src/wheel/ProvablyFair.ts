@@ -76,7 +76,7 @@ export const drawValue = Effect.fnUntraced(function* (
   seed: Uint8Array,
   input: DrawInput | LegacyDrawInput,
   total: number
-) {
+): Effect.fn.Return<number> {
   for (let attempt = 0; attempt < MAX_DRAW_ATTEMPTS; attempt++) {
     const found = drawFromBytes(yield* crypto.hmacSha256(seed, messageOf(input, attempt)), total)
     if (Option.isSome(found)) return found.value
@@ -102,7 +102,7 @@ export const verify = Effect.fnUntraced(function* (
     readonly input: DrawInput | LegacyDrawInput
     readonly segments: ReadonlyArray<Segment>
   }
-) {
+): Effect.fn.Return<Verification> {
   const commitment = yield* commitmentOf(crypto, options.seed)
   const total = options.segments.reduce((sum, segment) => sum + segment.weight, 0)
   const value = yield* drawValue(crypto, options.seed, options.input, total)
