@@ -166,12 +166,12 @@ export const changeUserBalances = Effect.fnUntraced(function* (sql: SqlClient.Sq
     if (!Account.isUserAccount(account) || delta === 0n) continue
     if (delta > 0n) {
       yield* sql`UPDATE ledger_accounts SET balance = balance + ${delta}, updated_at = now()
-          WHERE id = ${account.id}`
+        WHERE id = ${account.id}`
       continue
     }
     const updated = yield* sql`UPDATE ledger_accounts SET balance = balance + ${delta}, updated_at = now()
-        WHERE id = ${account.id} AND balance + ${delta} >= 0
-        RETURNING 1`
+      WHERE id = ${account.id} AND balance + ${delta} >= 0
+      RETURNING 1`
     if (updated.length === 0) return yield* insufficient(sql, account, delta)
   }
 })
