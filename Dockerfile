@@ -43,4 +43,4 @@ USER node
 EXPOSE 8080
 # Exec form: Node is PID 1 and receives the orchestrator's SIGTERM itself (graceful shutdown, up to
 # 20 s for requests in flight). The flags are `npm start`'s (docs/operations.md §1).
-ENTRYPOINT ["node", "--max-semi-space-size=12", "--heap-growing-percent=30", "apps/http/dist/bundle/main.js"]
+ENTRYPOINT ["node", "--max-semi-space-size=12", "--heap-growing-percent=30", "--no-allocation-site-pretenuring", "apps/http/dist/bundle/main.js"]

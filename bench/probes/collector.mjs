@@ -11,8 +11,9 @@
 // generation grew by across each one (V8's GCProfiler), in all and per HTTP request served. A request
 // whose objects outlive two scavenges reaches the old generation and costs a full collection later:
 // the seventeenth session's spin promoted 3.4 KB per request, most of it kept by generator
-// functions made per request (docs/benchmarks.md). Plain JavaScript, so it loads before anything
-// else.
+// functions made per request (docs/benchmarks.md). PROBE_FROM_SECONDS (default 0) starts counting
+// that long after the process started, leaving out its start-up and a warm-up round. Plain
+// JavaScript, so it loads before anything else.
 import { subscribe } from "node:diagnostics_channel"
 import { writeFileSync } from "node:fs"
 import { join } from "node:path"
@@ -57,6 +58,19 @@ const pauses = (durations) => {
     maxMs: round(sorted.at(-1) ?? 0)
   }
 }
+// Counting afresh from PROBE_FROM_SECONDS: what start-up compiled and promoted is not a request's.
+const fromSeconds = Number(process.env.PROBE_FROM_SECONDS ?? 0)
+if (fromSeconds > 0) {
+  setTimeout(() => {
+    profiler.stop()
+    profiler.start()
+    delay.reset()
+    requests = 0
+    scavenges.length = 0
+    fullCollections.length = 0
+  }, fromSeconds * 1000).unref()
+}
+
 const ms = (nanoseconds) => Math.round(nanoseconds / 1e5) / 10
 
 process.on("exit", () => {
@@ -70,6 +84,7 @@ process.on("exit", () => {
   const report = {
     script: process.argv[1],
     uptimeSeconds: Math.round(process.uptime()),
+    fromSeconds,
     eventLoopDelayMs: {
       p50: ms(delay.percentile(50)),
       p90: ms(delay.percentile(90)),
