@@ -11,7 +11,14 @@
 //   node bench/probes/slow-requests.mjs FILE [FROM_SECONDS [TO_SECONDS]]
 // which counts the slow requests in the window by what they overlapped (a full collection, only
 // scavenges, nothing), with their mean time held, the pauses inside them and the longest lateness
-// of the timer while they were held.
+// of the timer while they were held; and how many started within NEAR_MS (300) of a full
+// collection's pause, against the share of the window those stretches cover: V8 marks and sweeps
+// concurrently around the pause, on the other cores, so a request can be slowed by a full
+// collection it never sat through.
+//
+// The start time rides on the request object under a symbol, not in a WeakMap: V8's scavenger keeps
+// a WeakMap's young keys alive (docs/benchmarks.md, "Sixteenth session"), which would change what
+// the probe measures.
 import { subscribe } from "node:diagnostics_channel"
 import { readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
@@ -19,6 +26,7 @@ import { constants, PerformanceObserver } from "node:perf_hooks"
 import { fileURLToPath } from "node:url"
 
 const overlap = (from, to, start, end) => Math.max(0, Math.min(to, end) - Math.max(from, start))
+const NEAR_MS = 300
 
 const summarise = (file, fromSeconds, toSeconds) => {
   const { script, requests, slowMs, slow, pauses, late } = JSON.parse(readFileSync(file, "utf8"))
@@ -43,6 +51,13 @@ const summarise = (file, fromSeconds, toSeconds) => {
   }
   const mean = (list, key) => (list.length === 0 ? 0 : list.reduce((sum, row) => sum + row[key], 0) / list.length)
   const counted = kinds.full.length + kinds.scavenge.length + kinds.none.length
+  // Near a full collection: starting within NEAR_MS of one of its pauses, before or after.
+  const fulls = pauses.filter(([, , major]) => major).map(([from, to]) => [from - NEAR_MS, to + NEAR_MS])
+  const inWindow = slow.filter(([start]) => start / 1000 >= fromSeconds && start / 1000 < toSeconds)
+  const near = inWindow.filter(([start]) => fulls.some(([from, to]) => start >= from && start <= to)).length
+  const first = Math.max(fromSeconds * 1000, inWindow[0]?.[0] ?? 0)
+  const last = Math.min(toSeconds * 1000, inWindow.at(-1)?.[1] ?? 0)
+  const covered = fulls.reduce((sum, [from, to]) => sum + overlap(from, to, first, last), 0)
   console.log(
     `${script}: ${requests} requests in all; ${counted} held ${slowMs} ms or more in [${fromSeconds}, ${toSeconds}) s`
   )
@@ -52,6 +67,11 @@ const summarise = (file, fromSeconds, toSeconds) => {
         ` pauses inside ${mean(list, "paused").toFixed(1)} ms, longest loop delay ${mean(list, "delay").toFixed(1)} ms`
     )
   }
+  const share = (part, whole) => (whole > 0 ? `${Math.round((100 * part) / whole)} %` : "-")
+  console.log(
+    `  within ${NEAR_MS} ms of a full collection: ${near} slow requests (${share(near, counted)}),` +
+      ` in ${share(covered, last - first)} of the time from the first slow request to the last`
+  )
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
@@ -85,13 +105,13 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
 
   let requests = 0
   const slow = []
-  const startedAt = new WeakMap()
+  const STARTED = Symbol("slow-requests.started")
   subscribe("http.server.request.start", ({ request }) => {
     requests++
-    startedAt.set(request, performance.now())
+    request[STARTED] = performance.now()
   })
   subscribe("http.server.response.finish", ({ request }) => {
-    const start = startedAt.get(request)
+    const start = request[STARTED]
     if (start === undefined) return
     const end = performance.now()
     if (end - start >= slowMs) slow.push([since(start), since(end)])
