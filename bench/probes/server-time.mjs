@@ -20,19 +20,21 @@ const held = createHistogram()
 const between = createHistogram()
 const delay = monitorEventLoopDelay({ resolution: 5 })
 delay.enable()
-const startedAt = new WeakMap()
-const finishedAt = new WeakMap()
+// On the request and the socket under symbols, not in WeakMaps, whose young keys V8's scavenger
+// keeps alive (which would add promotion of the probe's own to what it watches).
+const STARTED = Symbol("server-time.started")
+const FINISHED = Symbol("server-time.finished")
 subscribe("http.server.request.start", ({ request, socket }) => {
   const now = process.hrtime.bigint()
-  startedAt.set(request, now)
-  const finished = finishedAt.get(socket)
+  request[STARTED] = now
+  const finished = socket[FINISHED]
   if (finished !== undefined) between.record(Number(now - finished) || 1)
 })
 subscribe("http.server.response.finish", ({ request, socket }) => {
   const now = process.hrtime.bigint()
-  const started = startedAt.get(request)
+  const started = request[STARTED]
   if (started !== undefined) held.record(Number(now - started) || 1)
-  finishedAt.set(socket, now)
+  socket[FINISHED] = now
 })
 
 const millis = (histogram) => ({

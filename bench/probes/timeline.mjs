@@ -29,14 +29,15 @@ const stepAt = (time) => {
   return step
 }
 
-const startedAt = new WeakMap()
+// On the request under a symbol, not in a WeakMap, whose young keys V8's scavenger keeps alive.
+const STARTED = Symbol("timeline.started")
 subscribe("http.server.request.start", ({ request }) => {
   const now = performance.now()
-  startedAt.set(request, now)
+  request[STARTED] = now
   stepAt(now).started++
 })
 subscribe("http.server.response.finish", ({ request }) => {
-  const start = startedAt.get(request)
+  const start = request[STARTED]
   if (start === undefined) return
   const held = performance.now() - start
   const step = stepAt(start)
