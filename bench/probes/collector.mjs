@@ -60,8 +60,11 @@ const pauses = (durations) => {
 }
 // Counting afresh from PROBE_FROM_SECONDS: what start-up compiled and promoted is not a request's.
 const fromSeconds = Number(process.env.PROBE_FROM_SECONDS ?? 0)
+// What the report counted from: 0 until the reset has run (a process that exits sooner says so).
+let countedFromSeconds = 0
 if (fromSeconds > 0) {
   setTimeout(() => {
+    countedFromSeconds = fromSeconds
     profiler.stop()
     profiler.start()
     delay.reset()
@@ -84,7 +87,7 @@ process.on("exit", () => {
   const report = {
     script: process.argv[1],
     uptimeSeconds: Math.round(process.uptime()),
-    fromSeconds,
+    countedFromSeconds,
     eventLoopDelayMs: {
       p50: ms(delay.percentile(50)),
       p90: ms(delay.percentile(90)),

@@ -20,8 +20,9 @@ const held = createHistogram()
 const between = createHistogram()
 const delay = monitorEventLoopDelay({ resolution: 5 })
 delay.enable()
-// On the request and the socket under symbols, not in WeakMaps, whose young keys V8's scavenger
-// keeps alive (which would add promotion of the probe's own to what it watches).
+// On the request and the socket under symbols rather than in WeakMaps: the probe keeps no weak
+// table of its own for the collector to process (slow-requests.mjs says why, and what the symbols
+// cost instead).
 const STARTED = Symbol("server-time.started")
 const FINISHED = Symbol("server-time.finished")
 subscribe("http.server.request.start", ({ request, socket }) => {

@@ -1,24 +1,26 @@
 // What a server's slowest requests overlapped (issue 35: attribute the tail). Every request held at
 // least PROBE_SLOW_MS (default 10) from Node's 'request' event to the response's 'finish' is kept
-// with its start and end, beside every pause of the collector (scavenges and full collections, on
-// the main thread) and every tick of a 5 ms timer that fired 2 ms or more late. A tail whose slow
-// requests sat through a pause is the collector's; one whose slow requests saw none waited on
-// something else (the database, the other core). Load it like collector.mjs
+// with its start and end, beside every pause of the collector on the main thread and every tick of
+// a 5 ms timer that fired 2 ms or more late. A tail whose slow requests sat through a pause is the
+// collector's; one whose slow requests saw none waited on something else (the database, the CPU).
+// A request that never finished (its client went away) is not counted. Load it like collector.mjs
 // (NODE_OPTIONS=--import=/abs/path/bench/probes/slow-requests.mjs).
 //
-// On exit, a process that ran at least PROBE_MIN_SECONDS (2) writes slow-requests-<pid>.json into
-// PROBE_DIR (default: the working directory). Summarise it with
+// On exit, a process that served a request and ran at least PROBE_MIN_SECONDS (2) writes
+// slow-requests-<pid>.json into PROBE_DIR (default: the working directory). Summarise it with
 //   node bench/probes/slow-requests.mjs FILE [FROM_SECONDS [TO_SECONDS]]
-// which counts the slow requests in the window by what they overlapped (a full collection, only
-// scavenges, nothing), with their mean time held, the pauses inside them and the longest lateness
-// of the timer while they were held; and how many started within NEAR_MS (300) of a full
-// collection's pause, against the share of the window those stretches cover: V8 marks and sweeps
-// concurrently around the pause, on the other cores, so a request can be slowed by a full
-// collection it never sat through.
+// which counts the slow requests that started in the window by what they overlapped: a full
+// collection (its final pause, or a step of its incremental marking), only scavenges, or nothing.
+// Per kind: the mean time held, the mean pause inside, and the mean and the largest of each
+// request's longest timer lateness. Then how many started within NEAR_MS (300) of a full
+// collection's pause, against the share of the window's time those stretches cover: V8 marks and
+// sweeps concurrently around that pause, on other threads, so a request may be slowed by a full
+// collection it never sat through (a correlation, not a proof).
 //
-// The start time rides on the request object under a symbol, not in a WeakMap: V8's scavenger keeps
-// a WeakMap's young keys alive (docs/benchmarks.md, "Sixteenth session"), which would change what
-// the probe measures.
+// The start time rides on the request object under a symbol rather than in a WeakMap, so the probe
+// keeps no weak table of its own for the collector to process (docs/benchmarks.md, "Sixteenth
+// session": a WeakMap can keep its young keys through scavenges). The symbol does change the
+// request object's hidden class, so the probe is not free either; compare runs that both load it.
 import { subscribe } from "node:diagnostics_channel"
 import { readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
@@ -28,17 +30,29 @@ import { fileURLToPath } from "node:url"
 const overlap = (from, to, start, end) => Math.max(0, Math.min(to, end) - Math.max(from, start))
 const NEAR_MS = 300
 
+/** Merges [from, to] intervals, so that overlapping ones are counted once. */
+const merged = (intervals) => {
+  const sorted = [...intervals].sort((a, b) => a[0] - b[0])
+  const out = []
+  for (const [from, to] of sorted) {
+    const last = out.at(-1)
+    if (last !== undefined && from <= last[1]) last[1] = Math.max(last[1], to)
+    else out.push([from, to])
+  }
+  return out
+}
+
 const summarise = (file, fromSeconds, toSeconds) => {
   const { script, requests, slowMs, slow, pauses, late } = JSON.parse(readFileSync(file, "utf8"))
+  const inWindow = slow.filter(([start]) => start / 1000 >= fromSeconds && start / 1000 < toSeconds)
   const kinds = { full: [], scavenge: [], none: [] }
-  for (const [start, end] of slow) {
-    if (start / 1000 < fromSeconds || start / 1000 >= toSeconds) continue
+  for (const [start, end] of inWindow) {
     let scavenge = 0
     let full = 0
-    for (const [from, to, major] of pauses) {
+    for (const [from, to, kind] of pauses) {
       const inside = overlap(from, to, start, end)
-      if (major) full += inside
-      else scavenge += inside
+      if (kind === "scavenge") scavenge += inside
+      else full += inside
     }
     // A tick at `at` that was `by` ms late was kept from running over [at - by, at].
     let delay = 0
@@ -50,46 +64,54 @@ const summarise = (file, fromSeconds, toSeconds) => {
     })
   }
   const mean = (list, key) => (list.length === 0 ? 0 : list.reduce((sum, row) => sum + row[key], 0) / list.length)
-  const counted = kinds.full.length + kinds.scavenge.length + kinds.none.length
-  // Near a full collection: starting within NEAR_MS of one of its pauses, before or after.
-  const fulls = pauses.filter(([, , major]) => major).map(([from, to]) => [from - NEAR_MS, to + NEAR_MS])
-  const inWindow = slow.filter(([start]) => start / 1000 >= fromSeconds && start / 1000 < toSeconds)
-  const near = inWindow.filter(([start]) => fulls.some(([from, to]) => start >= from && start <= to)).length
-  const first = Math.max(fromSeconds * 1000, inWindow[0]?.[0] ?? 0)
-  const last = Math.min(toSeconds * 1000, inWindow.at(-1)?.[1] ?? 0)
-  const covered = fulls.reduce((sum, [from, to]) => sum + overlap(from, to, first, last), 0)
+  const largest = (list, key) => list.reduce((max, row) => Math.max(max, row[key]), 0)
   console.log(
-    `${script}: ${requests} requests in all; ${counted} held ${slowMs} ms or more in [${fromSeconds}, ${toSeconds}) s`
+    `${script}: ${requests} requests in all; ${inWindow.length} held ${slowMs} ms or more,` +
+      ` started in [${fromSeconds}, ${toSeconds}) s`
   )
   for (const [kind, list] of Object.entries(kinds)) {
     console.log(
       `  ${kind.padEnd(8)} ${String(list.length).padStart(6)}  mean held ${mean(list, "held").toFixed(1)} ms,` +
-        ` pauses inside ${mean(list, "paused").toFixed(1)} ms, longest loop delay ${mean(list, "delay").toFixed(1)} ms`
+        ` pauses inside ${mean(list, "paused").toFixed(1)} ms, loop late by ${mean(list, "delay").toFixed(1)} ms` +
+        ` (mean of each one's longest; largest ${largest(list, "delay").toFixed(1)})`
     )
   }
+  if (inWindow.length === 0) return
+  // Near a full collection: starting within NEAR_MS of one of its final pauses, before or after.
+  const near = merged(
+    pauses.filter(([, , kind]) => kind === "full").map(([from, to]) => [from - NEAR_MS, to + NEAR_MS])
+  )
+  const count = inWindow.filter(([start]) => near.some(([from, to]) => start >= from && start <= to)).length
+  const first = Math.max(fromSeconds * 1000, Math.min(...inWindow.map(([start]) => start)))
+  const last = Math.min(toSeconds * 1000, Math.max(...inWindow.map(([, end]) => end)))
+  const covered = near.reduce((sum, [from, to]) => sum + overlap(from, to, first, last), 0)
   const share = (part, whole) => (whole > 0 ? `${Math.round((100 * part) / whole)} %` : "-")
   console.log(
-    `  within ${NEAR_MS} ms of a full collection: ${near} slow requests (${share(near, counted)}),` +
-      ` in ${share(covered, last - first)} of the time from the first slow request to the last`
+    `  within ${NEAR_MS} ms of a full collection: ${count} of them (${share(count, inWindow.length)}),` +
+      ` in ${share(covered, last - first)} of the time from the first one's start to the last one's end`
   )
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const [file, from, to] = process.argv.slice(2)
-  if (file === undefined) {
-    console.error("usage: node bench/probes/slow-requests.mjs FILE [FROM_SECONDS [TO_SECONDS]]")
+  const [file, from = "0", to = "Infinity"] = process.argv.slice(2)
+  const fromSeconds = Number(from)
+  const toSeconds = Number(to)
+  if (file === undefined || Number.isNaN(fromSeconds) || Number.isNaN(toSeconds) || fromSeconds >= toSeconds) {
+    console.error("usage: node bench/probes/slow-requests.mjs FILE [FROM_SECONDS [TO_SECONDS]], FROM below TO")
     process.exit(2)
   }
-  summarise(file, Number(from ?? 0), to === undefined ? Number.POSITIVE_INFINITY : Number(to))
+  summarise(file, fromSeconds, toSeconds)
 } else {
   const slowMs = Number(process.env.PROBE_SLOW_MS ?? 10)
   const origin = performance.now()
   const since = (time) => Math.round((time - origin) * 10) / 10
+  // Scavenges are minor collections; everything else on the main thread (the final pause, the steps
+  // of incremental marking, the weak callbacks after a collection) is counted with full collections.
   const pauses = []
   new PerformanceObserver((list) => {
     for (const entry of list.getEntries()) {
-      const major = entry.detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR
-      pauses.push([since(entry.startTime), since(entry.startTime + entry.duration), major])
+      const kind = entry.detail?.kind === constants.NODE_PERFORMANCE_GC_MINOR ? "scavenge" : "full"
+      pauses.push([since(entry.startTime), since(entry.startTime + entry.duration), kind])
     }
   }).observe({ entryTypes: ["gc"] })
 
@@ -118,7 +140,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   })
 
   process.on("exit", () => {
-    if (process.uptime() < Number(process.env.PROBE_MIN_SECONDS ?? 2)) return
+    if (requests === 0 || process.uptime() < Number(process.env.PROBE_MIN_SECONDS ?? 2)) return
     writeFileSync(
       join(process.env.PROBE_DIR ?? ".", `slow-requests-${process.pid}.json`),
       JSON.stringify({ script: process.argv[1], requests, slowMs, slow, pauses, late })

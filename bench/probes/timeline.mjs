@@ -29,7 +29,8 @@ const stepAt = (time) => {
   return step
 }
 
-// On the request under a symbol, not in a WeakMap, whose young keys V8's scavenger keeps alive.
+// On the request under a symbol rather than in a WeakMap: the probe keeps no weak table of its own
+// for the collector to process (slow-requests.mjs says why, and what the symbol costs instead).
 const STARTED = Symbol("timeline.started")
 subscribe("http.server.request.start", ({ request }) => {
   const now = performance.now()
