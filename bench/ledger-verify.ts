@@ -1,15 +1,19 @@
 /**
- * `node --conditions=payments-gaming-source bench/ledger-verify.ts [--transactions 1000000] [--keep]`:
+ * `node --conditions=payments-gaming-source bench/ledger-verify.ts [--transactions 1000000] [--seal-only] [--keep]`:
  * how long the sealed ledger takes to seal and to verify a large history (issue 31). Fills a fresh
  * database on the PostgreSQL at 127.0.0.1:5432 (or BENCH_DATABASE_ADMIN_URL) with N balanced
  * deposits of two postings each, written by generate_series as the ledger would write them; seals
- * them all with the service's own sealer (in this process); then runs `ledger verify` and
- * `ledger export` as the CLI, each as its own process under /usr/bin/time, and prints their wall
- * time and peak RSS. The database is dropped at the end unless --keep. See docs/benchmarks.md.
+ * them all with the service's own sealer (in this process), and prints its wall time, this
+ * process's CPU time and the event loop's longest block while it sealed (what a request in the
+ * service would have waited behind: the sealer runs beside the requests, issue 35); then, unless
+ * --seal-only, runs `ledger verify` and `ledger export` as the CLI, each as its own process under
+ * /usr/bin/time, and prints their wall time and peak RSS. The database is dropped at the end
+ * unless --keep. See docs/benchmarks.md.
  */
 import { execFileSync, spawnSync } from "node:child_process"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { monitorEventLoopDelay } from "node:perf_hooks"
 import { runMigrations } from "@payments-gaming/adapters/postgres/Migrations"
 import * as PostgresClient from "@payments-gaming/adapters/postgres/PostgresClient"
 import * as Layers from "@payments-gaming/composition/Layers"
@@ -28,6 +32,7 @@ const flag = (name: string) => {
 const transactions = Number(flag("--transactions") ?? 1_000_000)
 if (!Number.isSafeInteger(transactions) || transactions < 1) throw new Error("--transactions: a positive integer")
 const keep = args.includes("--keep")
+const sealOnly = args.includes("--seal-only")
 const adminUrl = process.env.BENCH_DATABASE_ADMIN_URL ?? DEFAULT_ADMIN_URL
 const name = `bench_ledger_verify_${process.pid}`
 
@@ -101,12 +106,26 @@ const main = async () => {
         console.log(
           `filled ${transactions} transactions (${2 * transactions} postings) in ${seconds(started).toFixed(1)} s`
         )
-        started = process.hrtime.bigint()
         const seals = yield* SealService
+        // Nothing else runs in this process while it seals, so the loop's delay is the sealer's own
+        // longest synchronous stretch (to the histogram's 1 ms resolution).
+        const loop = monitorEventLoopDelay({ resolution: 1 })
+        loop.enable()
+        const cpu = process.cpuUsage()
+        started = process.hrtime.bigint()
         const written = yield* seals.sealPending
-        console.log(`sealed them in ${written.length} seals in ${seconds(started).toFixed(1)} s`)
+        const wall = seconds(started)
+        const used = process.cpuUsage(cpu)
+        loop.disable()
+        const cpuSeconds = (used.user + used.system) / 1e6
+        console.log(
+          `sealed them in ${written.length} seals in ${wall.toFixed(1)} s: ${((wall * 1e6) / transactions).toFixed(1)} µs ` +
+            `a transaction, ${((cpuSeconds * 1e6) / transactions).toFixed(1)} µs of this process's CPU a transaction ` +
+            `(${cpuSeconds.toFixed(1)} s); the event loop's longest block ${(loop.max / 1e6).toFixed(1)} ms`
+        )
       }).pipe(Effect.provide(sealing), Effect.scoped)
     )
+    if (sealOnly) return
     const verify = timedCli(["ledger", "verify"], url, "pipe")
     console.log(
       `ledger verify: ${verify.wall.toFixed(1)} s wall, ${verify.cpu.toFixed(1)} s CPU, peak RSS ${verify.rssMiB.toFixed(0)} MiB, exit ${verify.status}`
