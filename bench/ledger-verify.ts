@@ -25,6 +25,7 @@ import { SqlClient } from "effect/sql"
 import { ROOT } from "./lib/Children.ts"
 import { createDatabase, DEFAULT_ADMIN_URL, dropDatabase } from "./lib/Database.ts"
 import { insertAccounts, insertDepositPostings } from "./lib/LedgerFill.ts"
+import { cliFlags } from "./lib/Targets.ts"
 
 const args = process.argv.slice(2)
 const flag = (name: string) => {
@@ -65,11 +66,7 @@ const timedCli = (command: ReadonlyArray<string>, url: string, stdout: "pipe" | 
       "-f",
       "%e %M %U %S",
       join(ROOT, "node_modules/.bin/node"),
-      "--conditions=payments-gaming-source",
-      // `npm run cli`'s own flags (package.json), so the figures are the CLI's as operators run it.
-      "--max-semi-space-size=12",
-      "--heap-growing-percent=30",
-      "--no-allocation-site-pretenuring",
+      ...cliFlags(),
       join(ROOT, "apps/cli/src/main.js"),
       ...command
     ],
@@ -109,8 +106,8 @@ const main = async () => {
           `filled ${transactions} transactions (${2 * transactions} postings) in ${seconds(started).toFixed(1)} s`
         )
         const seals = yield* SealService
-        // Nothing else runs in this process while it seals, so the loop's delay is the sealer's own
-        // longest synchronous stretch (to the histogram's 1 ms resolution).
+        // Nothing else runs in this process while it seals, so the loop's longest delay bounds the
+        // sealer's longest synchronous stretch, collector pauses included (see the top of the file).
         const loop = monitorEventLoopDelay({ resolution: 1 })
         loop.enable()
         const cpu = process.cpuUsage()

@@ -27,6 +27,7 @@ import { SqlClient } from "effect/sql"
 import { ROOT } from "./lib/Children.ts"
 import { createDatabase, DEFAULT_ADMIN_URL, dropDatabase } from "./lib/Database.ts"
 import { insertAccounts, insertDepositPostings } from "./lib/LedgerFill.ts"
+import { cliFlags } from "./lib/Targets.ts"
 
 const args = process.argv.slice(2)
 const flag = (name: string) => {
@@ -138,11 +139,7 @@ const main = async () => {
         "-f",
         "%e %M %U %S",
         join(ROOT, "node_modules/.bin/node"),
-        "--conditions=payments-gaming-source",
-        // `npm run cli`'s own flags (package.json), so the figures are the CLI's as operators run it.
-        "--max-semi-space-size=12",
-        "--heap-growing-percent=30",
-        "--no-allocation-site-pretenuring",
+        ...cliFlags(),
         // e.g. BENCH_IMPORT_NODE_FLAGS="--cpu-prof --cpu-prof-dir=/tmp/prof" to profile the import.
         ...(process.env.BENCH_IMPORT_NODE_FLAGS ?? "").split(" ").filter((flag) => flag !== ""),
         import.meta.filename,

@@ -20,18 +20,29 @@ const COMMON = {
   DATABASE_MAX_CONNECTIONS: "20"
 }
 
+/** The node flags package.json's `script` gives `entry` (`exec node <flags> <entry>`). */
+const scriptFlags = (script: string, entry: string): ReadonlyArray<string> => {
+  const scripts = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).scripts as Record<string, string>
+  const command = scripts[script] ?? ""
+  const at = command.indexOf(` ${entry}`)
+  const exec = command.lastIndexOf("exec node ", at)
+  if (at === -1 || exec === -1)
+    throw new Error(`package.json's ${script} script no longer reads "exec node … ${entry}"`)
+  return command
+    .slice(exec + "exec node ".length, at)
+    .split(" ")
+    .filter((flag) => flag !== "")
+}
+
 /**
  * The V8 flags `npm start` gives the service (package.json), so the bench measures the service as
  * it is run: the heap settings decide much of its peak RSS.
  */
-export const startFlags = (): ReadonlyArray<string> => {
-  const scripts = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).scripts as Record<string, string>
-  const match = /exec node (.*?) ?apps\/http\/dist\/bundle\/main\.js/.exec(scripts.start ?? "")
-  if (match === null) {
-    throw new Error(`package.json's start script no longer reads "exec node … apps/http/dist/bundle/main.js"`)
-  }
-  return (match[1] ?? "").split(" ").filter((flag) => flag !== "" && !flag.startsWith("--conditions="))
-}
+export const startFlags = (): ReadonlyArray<string> =>
+  scriptFlags("start", "apps/http/dist/bundle/main.js").filter((flag) => !flag.startsWith("--conditions="))
+
+/** The flags `npm run cli` gives the CLI (package.json), so a bench times the CLI as operators run it. */
+export const cliFlags = (): ReadonlyArray<string> => scriptFlags("cli", "apps/cli/src/main.js")
 
 const start = async (
   id: TargetId,
