@@ -37,16 +37,16 @@ const STAMP = ".built"
 const BUILDS_KEPT = 3
 
 /**
- * What the bundle is made of besides the packages in it: our sources, and what decides how they are
- * resolved and compiled (the workspaces' `exports` maps, tsconfig.json, these scripts).
+ * What the bundle is made of besides the packages in it: our sources (every workspace's `src` and
+ * its package.json, whose `exports` map decides how it is resolved: read from package.json's
+ * `workspaces`, so a new workspace is never left out), and what decides how they are compiled.
+ * Until issue 35's twentieth session the workspaces were listed by hand, and packages/api and
+ * packages/composition were missing: an edit to them left a stale bundle that `--if-stale` kept.
+ * `build` checks that every module of ours it bundled lies under one of these.
  */
+const WORKSPACES = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).workspaces
 const INPUTS = [
-  "apps/http/src",
-  "packages/domain/src",
-  "packages/adapters/src",
-  "apps/http/package.json",
-  "packages/domain/package.json",
-  "packages/adapters/package.json",
+  ...WORKSPACES.flatMap((workspace) => [`${workspace}/src`, `${workspace}/package.json`]),
   "package.json",
   "tsconfig.json",
   // The patches applied to installed packages at install (patch-package): a changed patch is a
@@ -55,6 +55,15 @@ const INPUTS = [
   "scripts/bundle-service.mjs",
   "scripts/bundle-fingerprint.mjs"
 ].map((path) => join(ROOT, path))
+
+/** Our modules in the bundle that no input covers (a file of ours the fingerprint would not see change). */
+const uncovered = (moduleIds) =>
+  moduleIds.filter(
+    (id) =>
+      id.startsWith(ROOT) &&
+      !id.includes("/node_modules/") &&
+      !INPUTS.some((input) => id === input || id.startsWith(`${input}/`))
+  )
 
 // Ours and Effect are bundled. Every other package stays an import from node_modules: some find
 // files beside their code (PGlite's WebAssembly, firebase-admin's and node-apn's CommonJS trees),
@@ -153,13 +162,18 @@ const build = async (link, sources) => {
         chunkFileNames: "[name].js"
       }
     })
+    const moduleIds = output.output.flatMap((chunk) => (chunk.type === "chunk" ? Object.keys(chunk.modules) : []))
+    const missed = uncovered(moduleIds)
+    if (missed.length > 0) {
+      throw new Error(
+        `The bundle holds sources no input of scripts/bundle-service.mjs covers, so --if-stale would not notice them change: ${missed.map((id) => id.slice(ROOT.length + 1)).join(", ")}`
+      )
+    }
     // The packages inside, with their versions: installing another version makes the bundle stale.
     const packages = {}
-    for (const chunk of output.output) {
-      for (const id of chunk.type === "chunk" ? Object.keys(chunk.modules) : []) {
-        const name = packageOf(id)
-        if (name !== undefined) packages[name] ??= installedVersion(ROOT, name)
-      }
+    for (const id of moduleIds) {
+      const name = packageOf(id)
+      if (name !== undefined) packages[name] ??= installedVersion(ROOT, name)
     }
     const stamp = { sources, packages, builtAt: new Date().toISOString() }
     writeFileSync(join(target, STAMP), `${JSON.stringify(stamp, null, 2)}\n`)
