@@ -160,9 +160,9 @@ export const notificationsWorkerWith = <E, R>(push: Layer.Layer<PushService, E, 
 export const NotificationsWorker = notificationsWorkerWith(Push)
 
 /**
- * The sealed ledger (docs/ledger-seals.md): seals on PostgreSQL, SHA-256 on `node:crypto`
- * (synchronous: a twentieth of WebCrypto's per-call cost, which the sealer pays per transaction).
- * Reads the ledger's tables itself; needs no `Ledger`.
+ * The sealed ledger (docs/ledger-seals.md): seals on PostgreSQL (which computes each seal), SHA-256
+ * on `node:crypto` for verify (synchronous: a twentieth of WebCrypto's per-call cost, which verify
+ * pays per transaction). Reads the ledger's tables itself; needs no `Ledger`.
  */
 export const Seals = SealService.layer.pipe(
   Layer.provideMerge(LedgerSealsPostgres.layer),

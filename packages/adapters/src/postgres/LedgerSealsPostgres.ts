@@ -1,8 +1,7 @@
 import {
   LedgerSeals,
   type Seal,
-  type SealChain,
-  type SealDraft,
+  SealChain,
   type SealMember,
   type SealRange,
   type SealSegment,
@@ -41,42 +40,6 @@ const Digits = /^-?\d{1,20}$/
 const bigintOf = (text: string): bigint => {
   if (!Digits.test(text)) throw new Error(`not an integer: ${text}`)
   return BigInt(text)
-}
-
-/** One posting of a transaction the sealer reads, with the transaction's columns (the posting's null: it has none). */
-const PendingRow = Schema.Struct({
-  transaction_id: Schema.BigInt,
-  idempotency_key: Schema.String,
-  kind: Schema.String,
-  created_at: Schema.String,
-  posting_id: Schema.NullOr(Schema.BigInt),
-  account_id: Schema.NullOr(Schema.String),
-  unit: Schema.NullOr(Schema.String),
-  amount_minor: Schema.NullOr(Schema.BigInt)
-})
-type PendingRow = typeof PendingRow.Type
-const isPendingRow = Schema.is(PendingRow)
-
-/** Consecutive rows of one transaction become one transaction, its postings in the rows' order. */
-const groupPending = (rows: ReadonlyArray<PendingRow>): Array<SealChain.SealableTransaction> => {
-  const out: Array<SealChain.SealableTransaction> = []
-  let postings: Array<SealChain.SealedPosting> = []
-  for (const row of rows) {
-    if (out.at(-1)?.id !== row.transaction_id) {
-      postings = []
-      out.push({
-        id: row.transaction_id,
-        key: row.idempotency_key,
-        kind: row.kind,
-        createdAt: row.created_at,
-        postings
-      })
-    }
-    if (row.posting_id !== null && row.account_id !== null && row.unit !== null && row.amount_minor !== null) {
-      postings.push({ id: row.posting_id, account: row.account_id, currency: row.unit, amountMinor: row.amount_minor })
-    }
-  }
-  return out
 }
 
 type Member = SealMember & { readonly sequence: number }
@@ -190,40 +153,47 @@ export const layer = Layer.effect(
     )
 
     /**
+     * `str(s)` of docs/ledger-seals.md in SQL: the UTF-8 bytes of `expression` (text), after their
+     * length as four bytes big-endian (int4send). convert_to is the identity on a UTF8 database and
+     * re-encodes on any other, so the bytes are UTF-8 either way.
+     */
+    const str = (expression: string) =>
+      `int4send(octet_length(convert_to(${expression}, 'UTF8'))) || convert_to(${expression}, 'UTF8')`
+
+    /**
+     * encode(t) of every transaction of the batch, in SQL, byte for byte what SealChain.encodeTransaction
+     * writes (docs/ledger-seals.md): str(id) ‖ str(key) ‖ str(kind) ‖ str(createdAt) ‖ u32(n) ‖ the
+     * postings in ascending id, each str(id) ‖ str(account) ‖ str(currency) ‖ str(amount). Ids and
+     * amounts as PostgreSQL prints a bigint (what BigInt's toString gives), createdAt as `ledger
+     * export` prints it. LedgerSealsPostgres.test.ts holds it to SealChain's encoder on hostile
+     * keys and accounts; `ledger verify` recomputes every seal with SealChain.
+     */
+    const encodings = sql.literal(`SELECT b.id,
+        ${str("b.id::text")} || ${str("b.idempotency_key")} || ${str("b.kind")}
+        || ${str(`to_char(b.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`)}
+        || int4send(count(p.id)::integer)
+        || coalesce(string_agg(${str("p.id::text")} || ${str("p.account_id")} || ${str("p.unit")}
+          || ${str("p.amount_minor::text")}, ''::bytea ORDER BY p.id), ''::bytea) AS encoding
+      FROM batch b LEFT JOIN ledger_postings p ON p.transaction_id = b.id
+      GROUP BY b.id, b.idempotency_key, b.kind, b.created_at`)
+
+    /**
      * The oldest committed transactions no seal covers (at most `limit`, ascending id), among those
      * of database transactions at or above the horizon and, after a full seal, those numbered above
      * where it stopped. Two ordered range scans (the index on xact_id, the primary key), each cut at
      * `limit`: a backlog is read once, never anti-joined from its start again for every seal.
      */
-    const pending = (frontier: Frontier | undefined, limit: number) =>
-      Effect.gen(function* () {
-        const candidates =
-          frontier === undefined
-            ? sql`SELECT t.id FROM ledger_transactions t WHERE ${unsealed} ORDER BY t.id LIMIT ${limit}`
-            : sql`(SELECT t.id FROM ledger_transactions t WHERE t.xact_id >= ${frontier.horizon} AND ${unsealed}
-                ORDER BY t.id LIMIT ${limit})
-              ${
-                frontier.resumeAfter === null
-                  ? sql.literal("")
-                  : sql`UNION (SELECT t.id FROM ledger_transactions t WHERE t.id > ${frontier.resumeAfter} AND ${unsealed}
-                      ORDER BY t.id LIMIT ${limit})`
-              }`
-        const rows = yield* sql`WITH batch AS (
-            SELECT t.id, t.idempotency_key, t.kind, t.created_at
-            FROM ledger_transactions t
-            WHERE t.id IN (SELECT c.id FROM (${candidates}) c ORDER BY c.id LIMIT ${limit})
-          )
-          SELECT b.id AS transaction_id, b.idempotency_key, b.kind, ${createdAt("b.created_at")} AS created_at, p.id AS posting_id,
-            p.account_id, p.unit, p.amount_minor
-          FROM batch b LEFT JOIN ledger_postings p ON p.transaction_id = b.id
-          ORDER BY b.id, p.id`
-        // Checked against the row schema in place (a guard builds nothing): verify and the first
-        // seals of a large ledger read many rows, and decoded copies doubled the collector's work.
-        if (!rows.every(isPendingRow)) {
-          return yield* Effect.die(new Error("ledger_transactions: a row to seal does not have the expected columns"))
-        }
-        return groupPending(rows as ReadonlyArray<PendingRow>)
-      })
+    const candidates = (frontier: Frontier | undefined, limit: number) =>
+      frontier === undefined
+        ? sql`SELECT t.id FROM ledger_transactions t WHERE ${unsealed} ORDER BY t.id LIMIT ${limit}`
+        : sql`(SELECT t.id FROM ledger_transactions t WHERE t.xact_id >= ${frontier.horizon} AND ${unsealed}
+            ORDER BY t.id LIMIT ${limit})
+          ${
+            frontier.resumeAfter === null
+              ? sql.literal("")
+              : sql`UNION (SELECT t.id FROM ledger_transactions t WHERE t.id > ${frontier.resumeAfter} AND ${unsealed}
+                  ORDER BY t.id LIMIT ${limit})`
+          }`
 
     const head = SqlSchema.findOneOption({
       Request: Schema.Void,
@@ -237,30 +207,49 @@ export const layer = Layer.effect(
         ORDER BY sequence DESC LIMIT 1`
     })
 
-    const insertSeal = SqlSchema.findOne({
-      Request: Schema.Struct({
-        sequence: Schema.Number,
-        hash: Schema.String,
-        previousHash: Schema.String,
-        transactions: Schema.Number,
-        first: Schema.BigInt,
-        last: Schema.BigInt,
-        horizon: Schema.BigInt,
-        resumeAfter: Schema.NullOr(Schema.BigInt)
-      }),
-      Result: SealRow,
-      execute: (seal) => sql`INSERT INTO ledger_seals
-          (sequence, hash, previous_hash, transactions, first_transaction_id, last_transaction_id, horizon,
-            resume_after_id)
-        VALUES (${seal.sequence}, ${seal.hash}, ${seal.previousHash}, ${seal.transactions}, ${seal.first},
-          ${seal.last}, ${seal.horizon}, ${seal.resumeAfter})
-        RETURNING sequence, hash, previous_hash, transactions, sealed_at`
-    })
+    /**
+     * One seal, computed and written by PostgreSQL in one statement: the batch read, each transaction
+     * encoded (`encodings`), the seal's hash SHA-256(previousHash ‖ encode(t₁) ‖ … ‖ encode(tₙ)), its
+     * row, and one membership per transaction with the SHA-256 of its encoding. None of the batch's
+     * rows comes to this process: the sealer runs inside the server, and reading, checking,
+     * encoding and hashing 1,000 transactions here held every request behind it for 18–37 ms, once
+     * every LEDGER_SEAL_INTERVAL (issue 35; docs/benchmarks.md, "Twentieth session").
+     */
+    const writeSeal = (seal: {
+      readonly sequence: number
+      readonly previousHash: string
+      readonly frontier: Frontier | undefined
+      readonly limit: number
+      readonly horizon: bigint
+    }) =>
+      SqlSchema.findOneOption({
+        Request: Schema.Void,
+        Result: SealRow,
+        execute: () => sql`WITH batch AS (
+            SELECT t.id, t.idempotency_key, t.kind, t.created_at
+            FROM ledger_transactions t
+            WHERE t.id IN (SELECT c.id FROM (${candidates(seal.frontier, seal.limit)}) c ORDER BY c.id LIMIT ${seal.limit})
+          ),
+          encoded AS (${encodings}),
+          sealed AS (
+            INSERT INTO ledger_seals (sequence, hash, previous_hash, transactions, first_transaction_id,
+              last_transaction_id, horizon, resume_after_id)
+            SELECT ${seal.sequence},
+              encode(sha256(decode(${seal.previousHash}, 'hex') || string_agg(e.encoding, ''::bytea ORDER BY e.id)), 'hex'),
+              ${seal.previousHash}, count(*), min(e.id), max(e.id), ${seal.horizon},
+              CASE WHEN count(*) >= ${seal.limit} THEN max(e.id) END
+            FROM encoded e
+            HAVING count(*) > 0
+            RETURNING sequence, hash, previous_hash, transactions, sealed_at
+          ),
+          members AS (
+            INSERT INTO ledger_seal_members (transaction_id, seal_sequence, digest)
+            SELECT e.id, s.sequence, sha256(e.encoding) FROM encoded e CROSS JOIN sealed s
+          )
+          SELECT sequence, hash, previous_hash, transactions, sealed_at FROM sealed`
+      })(undefined)
 
-    const sealNext = (
-      limit: number,
-      compute: (previousHash: string, batch: ReadonlyArray<SealChain.SealableTransaction>) => Effect.Effect<SealDraft>
-    ) =>
+    const sealNext = (limit: number) =>
       sql
         .withTransaction(
           Effect.gen(function* () {
@@ -269,44 +258,27 @@ export const layer = Layer.effect(
             // A pipelined connection cuts statements at 10 s (PostgresClient); the first seals of a
             // large ledger read more than a request ever does. Bounded still, so a stuck round ends.
             yield* sql`SET LOCAL statement_timeout = '120s'`
-            // Taken before the read below, in its own statement: every database transaction older
-            // than this xmin had ended before that read's snapshot, so if it committed, the read sees it.
+            // Taken before the seal's statement, in its own: every database transaction older than
+            // this xmin had ended before that statement's snapshot, so if it committed, the seal sees it.
             const [snapshot] = yield* sql<{
               xmin: string
             }>`SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS xmin`
-            const xmin = bigintOf(snapshot?.xmin ?? "")
+            const horizon = bigintOf(snapshot?.xmin ?? "")
             const previous = yield* head()
-            const frontier = Option.match(previous, {
-              onNone: () => undefined,
-              onSome: (row) => ({ horizon: row.horizon, resumeAfter: row.resume_after_id })
+            // What the seal reads (docs/ledger-seals.md, "How sealing works"): every row of a database
+            // transaction that had not ended before the previous seal's read (xact_id >= its horizon),
+            // and, when that seal was cut at its limit, the committed rows it left, all above its last.
+            const seal = yield* writeSeal({
+              sequence: Option.match(previous, { onNone: () => 1, onSome: (row) => Number(row.sequence) + 1 }),
+              previousHash: Option.match(previous, { onNone: () => SealChain.GENESIS_HASH, onSome: (row) => row.hash }),
+              frontier: Option.match(previous, {
+                onNone: () => undefined,
+                onSome: (row) => ({ horizon: row.horizon, resumeAfter: row.resume_after_id })
+              }),
+              limit,
+              horizon
             })
-            const rows = yield* pending(frontier, limit)
-            const first = rows[0]
-            const last = rows.at(-1)
-            if (first === undefined || last === undefined) return Option.none()
-            const full = rows.length >= limit
-            const previousHash = Option.match(previous, { onNone: () => "0".repeat(64), onSome: (row) => row.hash })
-            const batch = rows
-            const draft = yield* compute(previousHash, batch)
-            // What the next seal must read (docs/ledger-seals.md, "How sealing works"): every row of a
-            // database transaction that had not ended before this read (xact_id >= xmin), and, when
-            // this batch was cut at `limit`, the committed rows it left, all numbered above its last.
-            const sequence = Option.match(previous, { onNone: () => 1, onSome: (row) => Number(row.sequence) + 1 })
-            const seal = yield* insertSeal({
-              sequence,
-              hash: draft.hash,
-              previousHash: draft.previousHash,
-              transactions: batch.length,
-              first: first.id,
-              last: last.id,
-              horizon: xmin,
-              resumeAfter: full ? last.id : null
-            })
-            yield* sql`INSERT INTO ledger_seal_members (transaction_id, seal_sequence, digest)
-              SELECT m.id, ${sequence}, decode(m.digest, 'hex')
-              FROM unnest(${`{${batch.map((t) => t.id.toString()).join(",")}}`}::bigint[],
-                ${`{${draft.digests.join(",")}}`}::text[]) AS m (id, digest)`
-            return Option.some({ seal, full })
+            return Option.map(seal, (seal) => ({ seal, full: seal.transactions >= limit }))
           })
         )
         .pipe(Effect.orDie, Effect.withSpan("LedgerSeals.sealNext"))

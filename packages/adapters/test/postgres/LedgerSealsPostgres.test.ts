@@ -12,6 +12,7 @@ import {
 import { BigDecimal, Deferred, Effect, Fiber, Layer, Result } from "effect"
 import { Digest } from "effect/crypto"
 import { SqlClient } from "effect/sql"
+import fc from "fast-check"
 import { inject } from "vitest"
 import * as LedgerPostgres from "../../src/postgres/LedgerPostgres.ts"
 import * as LedgerSealsPostgres from "../../src/postgres/LedgerSealsPostgres.ts"
@@ -64,6 +65,164 @@ const brokenAt = (result: Verification, transactionId: bigint | undefined) => {
   assert.strictEqual(result.transactionId, transactionId, result.message)
   return result
 }
+
+/** A transaction written straight into the ledger's tables, with the ids it got. */
+interface Written {
+  readonly key: string
+  readonly kind: string
+  /** As `ledger export` prints it; written as that instant. */
+  readonly createdAt: string
+  /** Explicit posting ids (written in this order), so the encoding's id order is not the insert order. */
+  readonly postings: ReadonlyArray<{
+    readonly id: bigint
+    readonly account: string
+    readonly unit: string
+    readonly amount: bigint
+  }>
+}
+
+let postingIds = 1_000_000_000_000n
+
+/**
+ * Writes `transactions` as a DBA could (the ledger's triggers, balance checks and keys off for the
+ * session: `replica`), with whatever keys, accounts and amounts the ledger's own paths would never
+ * produce, and answers them as SealChain takes them.
+ */
+const writeRaw = (transactions: ReadonlyArray<Written>) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    return yield* sql.withTransaction(
+      Effect.gen(function* () {
+        yield* sql`SET LOCAL session_replication_role = replica`
+        const out: Array<SealChain.SealableTransaction> = []
+        for (const transaction of transactions) {
+          const [row] = yield* sql<{ id: string }>`INSERT INTO ledger_transactions (idempotency_key, kind, created_at)
+            VALUES (${transaction.key}, ${transaction.kind}, ${transaction.createdAt}::timestamptz) RETURNING id::text AS id`
+          const id = BigInt(row?.id ?? "0")
+          for (const posting of transaction.postings) {
+            yield* sql`INSERT INTO ledger_postings (id, transaction_id, account_id, unit, amount_minor)
+              OVERRIDING SYSTEM VALUE
+              VALUES (${posting.id.toString()}::bigint, ${id.toString()}::bigint, ${posting.account}, ${posting.unit},
+                ${posting.amount.toString()}::bigint)`
+          }
+          out.push({
+            id,
+            key: transaction.key,
+            kind: transaction.kind,
+            createdAt: transaction.createdAt,
+            postings: transaction.postings.map((posting) => ({
+              id: posting.id,
+              account: posting.account,
+              currency: posting.unit,
+              amountMinor: posting.amount
+            }))
+          })
+        }
+        return out
+      })
+    )
+  })
+
+/**
+ * Seals `transactions` (everything else sealed first) and checks that the seal PostgreSQL computed
+ * is the one SealChain computes from the values as written: the seal's hash and every member's
+ * digest, then verify (which reads them back) over the whole chain.
+ */
+const sealsExactlyAsSealChain = (transactions: ReadonlyArray<Written>) =>
+  Effect.gen(function* () {
+    const seals = yield* SealService
+    const port = yield* LedgerSeals
+    yield* seals.sealPending
+    const previous = yield* seals.latest
+    const expected = yield* writeRaw(transactions)
+    const sealed = yield* port.sealNext(SEAL_BATCH_TRANSACTIONS)
+    assert.strictEqual(sealed._tag, "Some")
+    if (sealed._tag !== "Some") return
+    const encodings = expected.map(SealChain.encodeTransaction)
+    const previousHash = previous._tag === "Some" ? previous.value.hash : SealChain.GENESIS_HASH
+    assert.strictEqual(sealed.value.seal.previousHash, previousHash)
+    assert.strictEqual(sealed.value.seal.transactions, expected.length)
+    assert.strictEqual(sealed.value.seal.hash, yield* SealChain.sealHash(previousHash, encodings))
+    const digests = yield* port.digests(sealed.value.seal.sequence)
+    for (const [index, transaction] of expected.entries()) {
+      assert.strictEqual(
+        digests.get(transaction.id),
+        yield* SealChain.sha256Hex(encodings[index] as Uint8Array),
+        `the digest of ${JSON.stringify(transaction.key)}`
+      )
+    }
+    verified(yield* seals.verify({}))
+  })
+
+const posting = (account: string, unit: string, amount: bigint) => ({ id: postingIds++, account, unit, amount })
+
+/** Keys, accounts, amounts and times chosen to break a careless encoder: multi-byte UTF-8, limits, order. */
+const hostile = (): ReadonlyArray<Written> => {
+  const ids = [postingIds + 2n, postingIds + 1n, postingIds]
+  postingIds += 3n
+  return [
+    {
+      key: "virtualaccount.credit:ÉTÉ-ü-付款-💸",
+      kind: "deposit",
+      createdAt: "2026-11-21T18:30:12.123456Z",
+      postings: [
+        posting("system:provider-settlement:NGN", "NGN", -495050n),
+        posting("user:ünïcödé:cash:NGN", "NGN", 495050n)
+      ]
+    },
+    {
+      key: `quotes'";--
+	‮​ é`,
+      kind: "transfer.settle",
+      createdAt: "1999-12-31T23:59:59.000001Z",
+      postings: [
+        posting("system:💰:COIN", "COIN", 9_223_372_036_854_775_807n),
+        posting(`user:${"a".repeat(300)}:coins:COIN`, "COIN", -9_223_372_036_854_775_807n)
+      ]
+    },
+    { key: "k".repeat(512), kind: "prize", createdAt: "2026-01-01T00:00:00.000000Z", postings: [] },
+    {
+      // Written in descending posting id: the encoding takes them ascending.
+      key: "out-of-order-postings",
+      kind: "transfer.hold",
+      createdAt: "2026-06-30T12:00:00.500000Z",
+      postings: [
+        { id: ids[0] as bigint, account: "a", unit: "NGN", amount: 1n },
+        { id: ids[1] as bigint, account: "b", unit: "NGN", amount: -2n },
+        { id: ids[2] as bigint, account: "c", unit: "NGN", amount: 1n }
+      ]
+    }
+  ]
+}
+
+/** Random transactions of any printable Unicode (no NUL: PostgreSQL's text holds none). */
+const randomTransactions = fc.array(
+  fc.record({
+    key: fc.string({ unit: "grapheme", minLength: 1, maxLength: 40 }),
+    kind: fc.constantFrom("deposit", "prize", "transfer.hold", "transfer.settle", "transfer.return"),
+    micros: fc.integer({ min: 0, max: 4_102_444_799_999_999 }),
+    postings: fc.array(
+      fc.record({
+        account: fc.string({ unit: "grapheme", maxLength: 30 }),
+        amount: fc.bigInt({ min: -(2n ** 63n) + 1n, max: 2n ** 63n - 1n }).filter((amount) => amount !== 0n)
+      }),
+      { maxLength: 4 }
+    )
+  }),
+  { minLength: 1, maxLength: 6 }
+)
+
+const asWritten = (generated: typeof randomTransactions extends fc.Arbitrary<infer A> ? A : never): Array<Written> =>
+  generated.map((transaction, index) => {
+    const millis = Math.floor(transaction.micros / 1000)
+    const micros = String(transaction.micros % 1_000_000).padStart(6, "0")
+    return {
+      key: `fc-${process.pid}-${counter++}-${index}:${transaction.key}`.replaceAll("\u0000", ""),
+      kind: transaction.kind,
+      createdAt: `${new Date(millis).toISOString().slice(0, 19)}.${micros}Z`,
+      postings: transaction.postings.map((p) => posting(p.account.replaceAll("\u0000", ""), "NGN", p.amount))
+    }
+  })
 
 /** As a DBA with the superuser would: every trigger of the table off, one statement, back on. */
 const behindTheServicesBack = (table: string, statement: string) =>
@@ -159,16 +318,6 @@ describe.runIf(inject("databaseMode") === "postgres")("on the PostgreSQL server"
         const seals = yield* SealService
         const port = yield* LedgerSeals
         const sql = yield* SqlClient.SqlClient
-        const digest = yield* Digest.Digest
-        const compute = (previousHash: string, batch: ReadonlyArray<SealChain.SealableTransaction>) =>
-          Effect.gen(function* () {
-            const encodings = batch.map(SealChain.encodeTransaction)
-            return {
-              hash: yield* SealChain.sealHash(previousHash, encodings),
-              previousHash,
-              digests: yield* Effect.forEach(encodings, SealChain.sha256Hex)
-            }
-          }).pipe(Effect.provideService(Digest.Digest, digest))
         yield* seals.sealPending
         const inserted = yield* Deferred.make<bigint>()
         const commit = yield* Deferred.make<void>()
@@ -185,14 +334,14 @@ describe.runIf(inject("databaseMode") === "postgres")("on the PostgreSQL server"
         const a = yield* Deferred.await(inserted)
         const backlog: Array<bigint> = []
         for (let i = 0; i < 5; i++) backlog.push(yield* deposit("1.00", `backlog-${i}`))
-        const first = yield* port.sealNext(2, compute)
+        const first = yield* port.sealNext(2)
         assert.isTrue(first._tag === "Some" && first.value.full, "cut at the limit")
         assert.deepStrictEqual(yield* sealOf(backlog[1] ?? 0n), yield* sealOf(backlog[0] ?? 0n))
         yield* Deferred.succeed(commit, undefined)
         assert.strictEqual(yield* Fiber.join(late), a)
         const covered: Array<number> = []
         while (true) {
-          const next = yield* port.sealNext(2, compute)
+          const next = yield* port.sealNext(2)
           if (next._tag === "None") break
           covered.push(next.value.seal.transactions)
         }
@@ -235,26 +384,23 @@ describe.runIf(inject("databaseMode") === "postgres")("on the PostgreSQL server"
       Effect.gen(function* () {
         const seals = yield* SealService
         const port = yield* LedgerSeals
-        const digest = yield* Digest.Digest
+        const sql = yield* SqlClient.SqlClient
         yield* deposit("3.00", "sealed-user")
-        const reading = yield* Deferred.make<void>()
+        const sealedOne = yield* Deferred.make<void>()
         const finish = yield* Deferred.make<void>()
-        // The seal reads, then holds its transaction (and the sealers' lock) open until told.
+        // The seal, inside a transaction held open after it (and with it every lock the seal took,
+        // the sealers' own included) until told.
         const sealing = yield* Effect.forkChild(
-          port.sealNext(10, (previousHash, batch) =>
+          sql.withTransaction(
             Effect.gen(function* () {
-              yield* Deferred.succeed(reading, undefined)
+              const sealed = yield* port.sealNext(10)
+              yield* Deferred.succeed(sealedOne, undefined)
               yield* Deferred.await(finish)
-              const encodings = batch.map(SealChain.encodeTransaction)
-              return {
-                hash: yield* SealChain.sealHash(previousHash, encodings),
-                previousHash,
-                digests: yield* Effect.forEach(encodings, SealChain.sha256Hex)
-              }
-            }).pipe(Effect.provideService(Digest.Digest, digest))
+              return sealed
+            })
           )
         )
-        yield* Deferred.await(reading)
+        yield* Deferred.await(sealedOne)
         // Same user as the transaction being sealed: its account row, the ledger's tables.
         const during = yield* deposit("4.00", "sealed-user")
         assert.isTrue(during > 0n, "posted and committed while the seal was open")
@@ -266,6 +412,14 @@ describe.runIf(inject("databaseMode") === "postgres")("on the PostgreSQL server"
         const [next] = yield* seals.sealPending
         assert.deepStrictEqual(yield* sealOf(during), [next?.sequence])
         verified(yield* seals.verify({}))
+      })
+    )
+
+    it.effect("the seal PostgreSQL computes is SealChain's, byte for byte, on hostile keys, accounts and amounts", () =>
+      Effect.gen(function* () {
+        yield* sealsExactlyAsSealChain(hostile())
+        const samples = fc.sample(randomTransactions, { numRuns: 15, seed: 35 })
+        for (const sample of samples) yield* sealsExactlyAsSealChain(asWritten(sample))
       })
     )
 
@@ -390,6 +544,18 @@ describe("sealed ledger on the embedded database", () => {
           `UPDATE ledger_postings SET amount_minor = amount_minor * 10 WHERE transaction_id = ${victim}`
         )
         brokenAt(yield* seals.verify({}), victim)
+      }).pipe(Effect.provide(sealsOn(Embedded))),
+    { timeout: 60_000 }
+  )
+
+  it.effect(
+    "the seal PGlite computes is SealChain's, byte for byte, on hostile keys, accounts and amounts",
+    () =>
+      Effect.gen(function* () {
+        yield* sealsExactlyAsSealChain(hostile())
+        for (const sample of fc.sample(randomTransactions, { numRuns: 5, seed: 35 })) {
+          yield* sealsExactlyAsSealChain(asWritten(sample))
+        }
       }).pipe(Effect.provide(sealsOn(Embedded))),
     { timeout: 60_000 }
   )

@@ -30,14 +30,6 @@ export const SealPage = Schema.Struct({
 })
 export type SealPage = typeof SealPage.Type
 
-/** What the sealer hands back to be written: the new seal's hash and each transaction's own digest. */
-export interface SealDraft {
-  readonly hash: string
-  readonly previousHash: string
-  /** SHA-256 of each transaction's encoding, lowercase hex, in the batch's order. */
-  readonly digests: ReadonlyArray<string>
-}
-
 /** A seal's stored row, as verify reads it. */
 export interface StoredSeal {
   readonly hash: string
@@ -68,18 +60,21 @@ export interface SealRange {
 
 /**
  * The seals of the ledger. `sealNext` is the one write: with the sealers' lock (one sealer at a time
- * across every instance; another one busy answers none at once, never waits), it reads the oldest
- * committed transactions no seal covers yet (at most `limit`, ascending id), lets `compute` hash them
- * on the head of the chain, and stores the seal and which transactions it covers. None: nothing to
- * seal, or another sealer holds the lock. Sealing never locks a ledger row or table.
+ * across every instance; another one busy answers none at once, never waits), it takes the oldest
+ * committed transactions no seal covers yet (at most `limit`, ascending id), seals them on the head
+ * of the chain as SealChain.ts defines a seal (its hash, and each transaction's digest), and stores
+ * the seal and which transactions it covers. None: nothing to seal, or another sealer holds the lock.
+ * Sealing never locks a ledger row or table.
+ *
+ * The adapter computes the seal where the rows are (PostgreSQL: LedgerSealsPostgres.ts), so that a
+ * seal's rows never pass through the server's event loop (issue 35). SealChain.ts stays the
+ * definition: `verify` recomputes every seal with it, and the adapter's tests hold the adapter to
+ * it byte for byte.
  */
 export class LedgerSeals extends Context.Service<
   LedgerSeals,
   {
-    sealNext(
-      limit: number,
-      compute: (previousHash: string, batch: ReadonlyArray<SealableTransaction>) => Effect.Effect<SealDraft>
-    ): Effect.Effect<Option.Option<{ readonly seal: Seal; readonly full: boolean }>>
+    sealNext(limit: number): Effect.Effect<Option.Option<{ readonly seal: Seal; readonly full: boolean }>>
     /** Newest first, strictly below `before` when given. */
     list(query: { readonly before?: number | undefined; readonly limit: number }): Effect.Effect<ReadonlyArray<Seal>>
     readonly latest: Effect.Effect<Option.Option<Seal>>

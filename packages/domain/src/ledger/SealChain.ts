@@ -3,8 +3,10 @@ import { Digest } from "effect/crypto"
 
 /**
  * The sealed ledger's hash chain (CONTRACT §8, docs/ledger-seals.md): the canonical bytes of a
- * ledger transaction and the hash of a seal. Pure, so that `ledger verify`, the sealer and an
- * auditor's own code compute the same bytes; the only effect is SHA-256, from `effect/crypto`.
+ * ledger transaction and the hash of a seal: the definition. Pure, so that `ledger verify` and an
+ * auditor's own code compute the same bytes; the only effect is SHA-256, from `effect/crypto`. The
+ * sealer computes them where the rows are (the adapter's SQL: LedgerSealsPostgres.ts), held to this
+ * module byte for byte by the adapter's tests and by verify, which recomputes every seal with it.
  *
  * Every field is taken as the text `ledger export` prints, so an auditor copies strings and never
  * reformats a number or a time: a transaction is encoded as

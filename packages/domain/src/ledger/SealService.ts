@@ -1,7 +1,6 @@
 import { Context, Effect, Layer, Option, type Stream } from "effect"
 import { Digest } from "effect/crypto"
 import { LedgerSeals, type Seal, type SealPage, type SealRange, type SealSegment } from "./LedgerSeals.ts"
-import { encodeTransaction, sealHash, sha256Hex } from "./SealChain.ts"
 import { type Verification, verify } from "./SealVerification.ts"
 
 /** The largest page of the seal listing; the edges refuse more, this only makes sure. */
@@ -10,14 +9,12 @@ export const MAX_SEAL_PAGE = 200
 /**
  * How many transactions the background sealer puts in one seal; a larger backlog goes into several,
  * one right after the other, so the `LEDGER_SEAL_INTERVAL` promise holds as before. A seal may hold
- * up to `MAX_SEAL_TRANSACTIONS` (SealChain.ts: what verification is sized for); the sealer takes
- * less because it runs inside the server, beside the requests. A round at 2,000 postings a second
- * reads 10,000 transactions and their postings; read, checked, encoded and hashed in one batch, they
- * lived long enough to be promoted to the old generation, which raised the server's peak RSS by
- * about 20 MiB and lengthened the requests' tail (issue 35, docs/benchmarks.md "Sixteenth
- * session"). In batches of 1,000 each seal's objects die young. Ten times as many seals stay cheap
- * only because the adapter's "not sealed yet" check is a probe, not a scan of every seal's members
- * (LedgerSealsPostgres.ts).
+ * up to `MAX_SEAL_TRANSACTIONS` (SealChain.ts: what verification is sized for). The sealer takes
+ * fewer: each seal is one statement, one transaction, so a round at 2,000 postings a second (10,000
+ * transactions in 5 s) is ten short statements rather than one long one. (Until issue 35's twentieth
+ * session the server encoded and hashed the batch itself, and batches of 1,000 kept its objects
+ * young: docs/benchmarks.md, "Sixteenth session".) Ten times as many seals stay cheap only because the
+ * adapter's "not sealed yet" check is a probe, not a scan of every seal's members (LedgerSealsPostgres.ts).
  */
 export const SEAL_BATCH_TRANSACTIONS = 1_000
 
@@ -44,20 +41,11 @@ export class SealService extends Context.Service<
       const withDigest = <A, E>(effect: Effect.Effect<A, E, Digest.Digest>) =>
         Effect.provideService(effect, Digest.Digest, digest)
 
-      const compute = (previousHash: string, batch: ReadonlyArray<Parameters<typeof encodeTransaction>[0]>) =>
-        withDigest(
-          Effect.gen(function* () {
-            const encodings = batch.map(encodeTransaction)
-            const digests = yield* Effect.forEach(encodings, sha256Hex)
-            return { hash: yield* sealHash(previousHash, encodings), previousHash, digests }
-          })
-        )
-
       const sealPending = Effect.gen(function* () {
         const written: Array<Seal> = []
         // A full batch means more may be waiting: seal again at once, so a backlog drains without pauses.
         while (true) {
-          const next = yield* seals.sealNext(SEAL_BATCH_TRANSACTIONS, compute)
+          const next = yield* seals.sealNext(SEAL_BATCH_TRANSACTIONS)
           if (Option.isNone(next)) return written
           written.push(next.value.seal)
           if (!next.value.full) return written
