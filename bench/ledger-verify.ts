@@ -4,10 +4,11 @@
  * database on the PostgreSQL at 127.0.0.1:5432 (or BENCH_DATABASE_ADMIN_URL) with N balanced
  * deposits of two postings each, written by generate_series as the ledger would write them; seals
  * them all with the service's own sealer (in this process), and prints its wall time, this
- * process's CPU time (the collector's threads included) and the event loop's longest block while
- * it sealed: an upper bound, to the 1 ms of the delay histogram's timer, collector pauses
- * included. In the service the sealer runs beside the requests, so a request can wait that long
- * behind it (issue 35); here the seals run back to back over a backlog, in a small heap. Then,
+ * process's CPU time (the collector's threads included), PostgreSQL's (every postgres process of
+ * the machine: keep the database otherwise idle), and the event loop's longest block while it
+ * sealed: an upper bound, to the 1 ms of the delay histogram's timer, collector pauses included. In
+ * the service the sealer runs beside the requests, so a request can wait that long behind it
+ * (issue 35); here the seals run back to back over a backlog, in a small heap. Then,
  * unless --seal-only, runs `ledger verify` and `ledger export` as the CLI, each as its own process
  * under /usr/bin/time, and prints their wall time, CPU time and peak RSS. Last, the machine's load
  * average. The database is dropped at the end unless --keep. See docs/benchmarks.md.
@@ -22,7 +23,7 @@ import * as Layers from "@payments-gaming/composition/Layers"
 import { SealService } from "@payments-gaming/domain/ledger"
 import { Effect, Layer, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
-import { ROOT } from "./lib/Children.ts"
+import { postgresCpuMs, ROOT } from "./lib/Children.ts"
 import { createDatabase, DEFAULT_ADMIN_URL, dropDatabase } from "./lib/Database.ts"
 import { insertAccounts, insertDepositPostings } from "./lib/LedgerFill.ts"
 import { cliFlags } from "./lib/Targets.ts"
@@ -111,16 +112,19 @@ const main = async () => {
         const loop = monitorEventLoopDelay({ resolution: 1 })
         loop.enable()
         const cpu = process.cpuUsage()
+        const postgresBefore = postgresCpuMs()
         started = process.hrtime.bigint()
         const written = yield* seals.sealPending
         const wall = seconds(started)
         const used = process.cpuUsage(cpu)
+        const postgresSeconds = (postgresCpuMs() - postgresBefore) / 1000
         loop.disable()
         const cpuSeconds = (used.user + used.system) / 1e6
         console.log(
           `sealed them in ${written.length} seals in ${wall.toFixed(1)} s: ${((wall * 1e6) / transactions).toFixed(1)} µs ` +
             `a transaction, ${((cpuSeconds * 1e6) / transactions).toFixed(1)} µs of this process's CPU a transaction ` +
-            `(${cpuSeconds.toFixed(1)} s); the event loop's longest block at most ${(loop.max / 1e6).toFixed(0)} ms`
+            `(${cpuSeconds.toFixed(1)} s), ${((postgresSeconds * 1e6) / transactions).toFixed(1)} µs of PostgreSQL's ` +
+            `(${postgresSeconds.toFixed(1)} s); the event loop's longest block at most ${(loop.max / 1e6).toFixed(0)} ms`
         )
       }).pipe(Effect.provide(sealing), Effect.scoped)
     )

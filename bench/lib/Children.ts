@@ -1,5 +1,5 @@
 import { type ChildProcess, execFileSync, spawn } from "node:child_process"
-import { readFileSync } from "node:fs"
+import { readdirSync, readFileSync } from "node:fs"
 import { request } from "node:http"
 import { type AddressInfo, createServer } from "node:net"
 import { join } from "node:path"
@@ -173,4 +173,23 @@ export const cpuMs = (pid: number): number | undefined => {
   } catch {
     return undefined
   }
+}
+
+/**
+ * CPU time every PostgreSQL process on this machine has used so far, in ms (the server and its
+ * backends; a backend that exits between two readings takes its time with it). With a database
+ * otherwise idle, the difference of two readings is what a piece of work cost PostgreSQL.
+ */
+export const postgresCpuMs = (): number => {
+  let total = 0
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue
+    try {
+      if (readFileSync(`/proc/${entry}/comm`, "utf8").trim() !== "postgres") continue
+    } catch {
+      continue
+    }
+    total += cpuMs(Number(entry)) ?? 0
+  }
+  return total
 }
