@@ -135,8 +135,11 @@ export const layer = Layer.effect(
   LedgerSeals,
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const createdAt = (column: string) =>
-      sql.literal(`to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`)
+    // `createdAt` as docs/ledger-seals.md spells it (UTC, six fractional digits): what the sealer
+    // encodes and what verify and export read back must be the one text.
+    const createdAtText = (column: string) =>
+      `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`
+    const createdAt = (column: string) => sql.literal(createdAtText(column))
 
     /** Where the next seal looks (see `sealNext`); none before the first seal: it reads every row. */
     interface Frontier {
@@ -170,7 +173,7 @@ export const layer = Layer.effect(
      */
     const encodings = sql.literal(`SELECT b.id,
         ${str("b.id::text")} || ${str("b.idempotency_key")} || ${str("b.kind")}
-        || ${str(`to_char(b.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`)}
+        || ${str(createdAtText("b.created_at"))}
         || int4send(count(p.id)::integer)
         || coalesce(string_agg(${str("p.id::text")} || ${str("p.account_id")} || ${str("p.unit")}
           || ${str("p.amount_minor::text")}, ''::bytea ORDER BY p.id), ''::bytea) AS encoding
