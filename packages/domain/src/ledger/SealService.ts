@@ -10,8 +10,8 @@ export const MAX_SEAL_PAGE = 200
  * How many transactions the background sealer puts in one seal; a larger backlog goes into several,
  * one right after the other, so the `LEDGER_SEAL_INTERVAL` promise holds as before. A seal may hold
  * up to `MAX_SEAL_TRANSACTIONS` (SealChain.ts: what verification is sized for). The sealer takes
- * fewer: each seal is one statement, one transaction, so a round at 2,000 postings a second (10,000
- * transactions in 5 s) is ten short statements rather than one long one. (Until issue 35's twentieth
+ * fewer: each seal is one short transaction, so a round at 2,000 postings a second (10,000
+ * transactions in 5 s) is ten short transactions rather than one long one. (Until issue 35's twentieth
  * session the server encoded and hashed the batch itself, and batches of 1,000 kept its objects
  * young: docs/benchmarks.md, "Sixteenth session".) Ten times as many seals stay cheap only because the
  * adapter's "not sealed yet" check is a probe, not a scan of every seal's members (LedgerSealsPostgres.ts).
