@@ -137,8 +137,7 @@ export const layer = Layer.effect(
     const sql = yield* SqlClient.SqlClient
     // `createdAt` as docs/ledger-seals.md spells it (UTC, six fractional digits): what the sealer
     // encodes and what verify and export read back must be the one text.
-    const createdAtText = (column: string) =>
-      `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`
+    const createdAtText = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`
     const createdAt = (column: string) => sql.literal(createdAtText(column))
 
     /** Where the next seal looks (see `sealNext`); none before the first seal: it reads every row. */
