@@ -156,8 +156,9 @@ export const layer = Layer.effect(
 
     /**
      * `str(s)` of docs/ledger-seals.md in SQL: the UTF-8 bytes of `expression` (text), after their
-     * length as four bytes big-endian (int4send). convert_to is the identity on a UTF8 database and
-     * re-encodes on any other, so the bytes are UTF-8 either way.
+     * length as four bytes big-endian (int4send). convert_to is the identity on a UTF8 database
+     * (PostgreSQL's default, and PGlite's); on one in another encoding it converts, except from
+     * SQL_ASCII, which has no conversion: there verify would report every seal with a non-ASCII byte.
      */
     const str = (expression: string) =>
       `int4send(octet_length(convert_to(${expression}, 'UTF8'))) || convert_to(${expression}, 'UTF8')`
