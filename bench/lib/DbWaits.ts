@@ -20,6 +20,28 @@ export interface DbWaits {
   readonly idle: number
   /** The most frequent raw `state wait_event_type:wait_event` combinations, same unit. */
   readonly detail: Record<string, number>
+  /**
+   * The WAL written during the run, from `pg_stat_wal` (PostgreSQL 14 and later; `null` before, or
+   * when it could not be read). It counts the whole cluster, so it is the target's only while
+   * nothing else writes: the bench runs one target at a time. A commit waits for its WAL to be
+   * flushed, and at saturation the service's spin spent most of its database time waiting for that
+   * (docs/benchmarks.md, "Twenty-first session"), so records, bytes and flushes a request are a
+   * cost beside CPU.
+   */
+  readonly wal: WalWritten | null
+}
+
+/** Totals over a run: WAL records, their bytes (full-page images included), and WAL flushes (fsyncs). */
+export interface WalWritten {
+  readonly records: number
+  readonly bytes: number
+  readonly flushes: number
+}
+
+interface WalRow {
+  readonly records: string
+  readonly bytes: string
+  readonly flushes: string
 }
 
 interface ActivityRow {
@@ -47,7 +69,21 @@ export const makeDbWaitSampler = (databaseUrl: string) => {
       )
     )
 
+  // Text: the counters are int8 and numeric, and a run's difference is small enough for a double.
+  const walNow = () =>
+    runtime
+      .runPromise(
+        Effect.flatMap(
+          PgClient.PgClient,
+          (sql) => sql<WalRow>`SELECT wal_records::text AS records, wal_bytes::text AS bytes,
+            wal_sync::text AS flushes FROM pg_stat_wal`
+        )
+      )
+      .then(([row]) => (row === undefined ? null : row))
+      .catch(() => null)
+
   const start = (applicationName: string) => {
+    const walBefore = walNow()
     const totals = { samples: 0, running: 0, lock: 0, io: 0, inTransaction: 0, idle: 0 }
     const detail = new Map<string, number>()
     let stopped = false
@@ -73,6 +109,15 @@ export const makeDbWaitSampler = (databaseUrl: string) => {
       stop: async (): Promise<DbWaits> => {
         stopped = true
         await loop
+        const [before, after] = await Promise.all([walBefore, walNow()])
+        const wal =
+          before === null || after === null
+            ? null
+            : {
+                records: Number(after.records) - Number(before.records),
+                bytes: Number(after.bytes) - Number(before.bytes),
+                flushes: Number(after.flushes) - Number(before.flushes)
+              }
         const average = (count: number) => Math.round((100 * count) / Math.max(1, totals.samples)) / 100
         return {
           samples: totals.samples,
@@ -86,7 +131,8 @@ export const makeDbWaitSampler = (databaseUrl: string) => {
               .sort((a, b) => b[1] - a[1])
               .slice(0, 8)
               .map(([key, count]) => [key, average(count)])
-          )
+          ),
+          wal
         }
       }
     }
@@ -95,5 +141,10 @@ export const makeDbWaitSampler = (databaseUrl: string) => {
   return { start, dispose: () => runtime.dispose() }
 }
 
-export const formatWaits = (waits: DbWaits) =>
-  `db: run ${waits.running.toFixed(1)} lock ${waits.lock.toFixed(1)} io ${waits.io.toFixed(1)} in-tx ${waits.inTransaction.toFixed(1)}`
+/** The sessions' states, and the WAL a request wrote: records, bytes and flushes (fsyncs). */
+export const formatWaits = (waits: DbWaits, requests: number) => {
+  const sessions = `db: run ${waits.running.toFixed(1)} lock ${waits.lock.toFixed(1)} io ${waits.io.toFixed(1)} in-tx ${waits.inTransaction.toFixed(1)}`
+  if (waits.wal === null || requests === 0) return sessions
+  const { records, bytes, flushes } = waits.wal
+  return `${sessions}; WAL/req ${(records / requests).toFixed(1)} rec ${(bytes / requests).toFixed(0)} B ${(flushes / requests).toFixed(2)} flushes`
+}

@@ -138,7 +138,7 @@ export const formatRows = (rows: ReadonlyArray<Row>) =>
               .map(([code, count]) => `${code}×${count}`)
               .join(" ")
           : "",
-        row.dbWaits === null ? "" : formatWaits(row.dbWaits),
+        row.dbWaits === null ? "" : formatWaits(row.dbWaits, row.requestsTotal),
         row.tokensMintedInRun > 0 ? `${row.tokensMintedInRun} tokens minted in run` : ""
       ]
         .filter((text) => text !== "")
