@@ -153,6 +153,8 @@ export const layer = Layer.effect(
     const unsealed = sql.literal(
       "NOT EXISTS (SELECT 1 FROM ledger_seal_members m WHERE m.transaction_id = t.id OFFSET 0)"
     )
+    /** What a seal reads of a transaction (`encodings`). */
+    const columns = sql.literal("t.id, t.idempotency_key, t.kind, t.created_at")
 
     /**
      * `str(s)` of docs/ledger-seals.md in SQL: the UTF-8 bytes of `expression` (text), after their
@@ -170,31 +172,41 @@ export const layer = Layer.effect(
      * amounts as PostgreSQL prints a bigint (what BigInt's toString gives), createdAt as `ledger
      * export` prints it. LedgerSealsPostgres.test.ts holds it to SealChain's encoder on hostile
      * keys and accounts; `ledger verify` recomputes every seal with SealChain.
+     *
+     * Each transaction's postings are aggregated in a LATERAL subquery on its id, so PostgreSQL reads
+     * them through the `transaction_id` index, a seal's work following its batch. As a join of the
+     * batch with `ledger_postings`, the planner hashed the batch and scanned every posting ever
+     * written, for every seal, until the table was large enough for index probes to look cheaper
+     * (issue 35: about a fifth of a seal's time at 29,000 postings, docs/benchmarks.md).
      */
     const encodings = sql.literal(`SELECT b.id,
         ${str("b.id::text")} || ${str("b.idempotency_key")} || ${str("b.kind")}
         || ${str(createdAtText("b.created_at"))}
-        || int4send(count(p.id)::integer)
-        || coalesce(string_agg(${str("p.id::text")} || ${str("p.account_id")} || ${str("p.unit")}
-          || ${str("p.amount_minor::text")}, ''::bytea ORDER BY p.id), ''::bytea) AS encoding
-      FROM batch b LEFT JOIN ledger_postings p ON p.transaction_id = b.id
-      GROUP BY b.id, b.idempotency_key, b.kind, b.created_at`)
+        || int4send(postings.n) || postings.encoding AS encoding
+      FROM batch b CROSS JOIN LATERAL (
+        SELECT count(*)::integer AS n,
+          coalesce(string_agg(${str("p.id::text")} || ${str("p.account_id")} || ${str("p.unit")}
+            || ${str("p.amount_minor::text")}, ''::bytea ORDER BY p.id), ''::bytea) AS encoding
+        FROM ledger_postings p WHERE p.transaction_id = b.id
+      ) postings`)
 
     /**
      * The oldest committed transactions no seal covers (at most `limit`, ascending id), among those
      * of database transactions at or above the horizon and, after a full seal, those numbered above
      * where it stopped. Two ordered range scans (the index on xact_id, the primary key), each cut at
-     * `limit`: a backlog is read once, never anti-joined from its start again for every seal.
+     * `limit`: a backlog is read once, never anti-joined from its start again for every seal. They
+     * read the columns the seal encodes as they go, so the batch is not looked up again by id (a
+     * second scan of the table, hashed, in the plans PostgreSQL chose for that).
      */
     const candidates = (frontier: Frontier | undefined, limit: number) =>
       frontier === undefined
-        ? sql`SELECT t.id FROM ledger_transactions t WHERE ${unsealed} ORDER BY t.id LIMIT ${limit}`
-        : sql`(SELECT t.id FROM ledger_transactions t WHERE t.xact_id >= ${frontier.horizon} AND ${unsealed}
+        ? sql`SELECT ${columns} FROM ledger_transactions t WHERE ${unsealed} ORDER BY t.id LIMIT ${limit}`
+        : sql`(SELECT ${columns} FROM ledger_transactions t WHERE t.xact_id >= ${frontier.horizon} AND ${unsealed}
             ORDER BY t.id LIMIT ${limit})
           ${
             frontier.resumeAfter === null
               ? sql.literal("")
-              : sql`UNION (SELECT t.id FROM ledger_transactions t WHERE t.id > ${frontier.resumeAfter} AND ${unsealed}
+              : sql`UNION (SELECT ${columns} FROM ledger_transactions t WHERE t.id > ${frontier.resumeAfter} AND ${unsealed}
                   ORDER BY t.id LIMIT ${limit})`
           }`
 
@@ -229,9 +241,8 @@ export const layer = Layer.effect(
         Request: Schema.Void,
         Result: SealRow,
         execute: () => sql`WITH batch AS (
-            SELECT t.id, t.idempotency_key, t.kind, t.created_at
-            FROM ledger_transactions t
-            WHERE t.id IN (SELECT c.id FROM (${candidates(seal.frontier, seal.limit)}) c ORDER BY c.id LIMIT ${seal.limit})
+            SELECT c.id, c.idempotency_key, c.kind, c.created_at
+            FROM (${candidates(seal.frontier, seal.limit)}) c ORDER BY c.id LIMIT ${seal.limit}
           ),
           encoded AS (${encodings}),
           sealed AS (
@@ -258,9 +269,16 @@ export const layer = Layer.effect(
           Effect.gen(function* () {
             const [lock] = yield* sql<{ locked: boolean }>`SELECT pg_try_advisory_xact_lock(${SEAL_LOCK_KEY}) AS locked`
             if (lock?.locked !== true) return Option.none()
-            // A pipelined connection cuts statements at 10 s (PostgresClient); the first seals of a
-            // large ledger read more than a request ever does. Bounded still, so a stuck round ends.
-            yield* sql`SET LOCAL statement_timeout = '120s'`
+            // For this transaction only (`set_config(…, true)` is SET LOCAL), in one round trip:
+            // - statement_timeout: a pipelined connection cuts statements at 10 s (PostgresClient), and
+            //   the first seals of a large ledger read more than a request ever does. Bounded still,
+            //   so a stuck round ends.
+            // - jit off: a seal's plan can be estimated above `jit_above_cost` (this one's was at
+            //   15,000 transactions, and the older join's grew towards it with the tables), and
+            //   PostgreSQL then compiles it for every seal: 70 to 600 ms of a busy server's CPU for a
+            //   statement that otherwise takes tens of milliseconds at most (issue 35,
+            //   docs/benchmarks.md). A seal never runs long enough for compiled code to pay.
+            yield* sql`SELECT set_config('statement_timeout', '120s', true), set_config('jit', 'off', true)`
             // Taken before the seal's statement, in its own: every database transaction older than
             // this xmin had ended before that statement's snapshot, so if it committed, the seal sees it.
             const [snapshot] = yield* sql<{
