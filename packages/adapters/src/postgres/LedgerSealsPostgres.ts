@@ -153,7 +153,7 @@ export const layer = Layer.effect(
     const unsealed = sql.literal(
       "NOT EXISTS (SELECT 1 FROM ledger_seal_members m WHERE m.transaction_id = t.id OFFSET 0)"
     )
-    /** What a seal reads of a transaction (`encodings`). */
+    /** What a seal reads of a transaction (`candidates`, for `encodings`). */
     const columns = sql.literal("t.id, t.idempotency_key, t.kind, t.created_at")
 
     /**
@@ -241,8 +241,7 @@ export const layer = Layer.effect(
         Request: Schema.Void,
         Result: SealRow,
         execute: () => sql`WITH batch AS (
-            SELECT c.id, c.idempotency_key, c.kind, c.created_at
-            FROM (${candidates(seal.frontier, seal.limit)}) c ORDER BY c.id LIMIT ${seal.limit}
+            SELECT c.* FROM (${candidates(seal.frontier, seal.limit)}) c ORDER BY c.id LIMIT ${seal.limit}
           ),
           encoded AS (${encodings}),
           sealed AS (
