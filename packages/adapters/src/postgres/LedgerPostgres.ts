@@ -57,7 +57,8 @@ const AccountBalanceRow = Schema.Struct({ balance: Schema.BigInt })
  * unit: a balance kept on its row would make all of them queue on that one lock. Its balance is
  * the sum of its postings, computed on read, and nothing on the posting path writes or locks its
  * row: it is created with INSERT … ON CONFLICT DO NOTHING, which skips an existing row without
- * locking it, and the postings' foreign key takes only a KEY SHARE lock, which other posters share.
+ * locking it, and a posting's account is looked up without a lock (migration 0022: a foreign key's
+ * KEY SHARE lock, shared by every poster, still made them queue on the row's page).
  *
  * Exactly-once rests on the database: the idempotency key is UNIQUE and inserted first with ON
  * CONFLICT DO NOTHING, so a concurrent poster of the same key waits for the first and then finds

@@ -21,6 +21,7 @@ import webhookConflictKey from "./0018_webhook_conflict_key.ts"
 import deviceTokenErasure from "./0019_device_token_erasure.ts"
 import reconciliations from "./0020_reconciliations.ts"
 import cheapFormatChecks from "./0021_cheap_format_checks.ts"
+import lockFreeReferences from "./0022_lock_free_references.ts"
 
 /**
  * Every migration, keyed `<id>_<name>`. Statically imported (not read from a folder) so the set is
@@ -47,5 +48,6 @@ export const migrations: Record<string, Effect.Effect<unknown, unknown, SqlClien
   "0018_webhook_conflict_key": webhookConflictKey,
   "0019_device_token_erasure": deviceTokenErasure,
   "0020_reconciliations": reconciliations,
-  "0021_cheap_format_checks": cheapFormatChecks
+  "0021_cheap_format_checks": cheapFormatChecks,
+  "0022_lock_free_references": lockFreeReferences
 }
