@@ -12,8 +12,9 @@ import { SqlClient } from "effect/sql"
  * PostgreSQL records both lockers in a new MultiXact and rewrites the row's header to name it,
  * under its page's exclusive lock, logged twice; every further locker does it again, reading the
  * members of the last MultiXact first, and concurrent spins queue on that page. 11,700 spins at
- * 1,170 a second made 2,678 MultiXacts (8,860 members) under the foreign keys, none with the
- * triggers below, and 2.6 fewer WAL records a spin (docs/benchmarks.md, "Twenty-second session").
+ * 1,170 a second made 2,350 MultiXacts (7,669 members) under the foreign keys and none after this
+ * migration, which also took 3.3 WAL records and 233 bytes off a spin (docs/benchmarks.md,
+ * "Twenty-second session").
  *
  * The lock guards against a delete or a key change that nothing may do anyway: the rows are made
  * to keep their keys for ever, by triggers, and then a plain lookup gives the foreign key's
