@@ -75,7 +75,9 @@ export const recordValues = (
  * user account's `id` and new `balance`). Each part is written only when the key row was created.
  * Without `creditUsers` a missing user row starts at 0 and its balance is left to the caller's
  * conditional updates. The rows come in as arrays (`unnest`), so one text serves a transaction of
- * any size.
+ * any size. A transaction's postings go in with it, in this one INSERT: the database checks that
+ * they exist in the writing database transaction and name existing accounts once per statement,
+ * and that they balance once per transaction at COMMIT (migration 0023).
  *
  * `when`, a condition, gates the key row itself, and so everything: a statement that records
  * something else first (a webhook event, a spin, a transfer) posts only when that record is new.

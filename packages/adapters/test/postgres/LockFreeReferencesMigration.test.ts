@@ -3,18 +3,10 @@ import { Deferred, Effect, Exit, Fiber } from "effect"
 import type { SqlClient, SqlError } from "effect/sql"
 import { inject } from "vitest"
 import lockFreeReferences from "../../src/postgres/migrations/0022_lock_free_references.ts"
+import { pgError } from "../support/PgError.ts"
 import { EmptyDatabase, migrateUpTo } from "../support/TestDatabase.ts"
 
 const POOL = "system:prize_pool:NGN"
-
-/** The PostgreSQL error under a failed statement's exit: its SQLSTATE and constraint name. */
-const pgError = (exit: Exit.Exit<unknown, SqlError.SqlError>) => {
-  assert.isTrue(Exit.isFailure(exit), "the statement must be refused")
-  const error = Exit.isFailure(exit) ? exit.cause.reasons.find((reason) => reason._tag === "Fail")?.error : undefined
-  const cause = (error?.reason as { cause?: { code?: string; constraint?: string; message?: string } } | undefined)
-    ?.cause
-  return { code: cause?.code, constraint: cause?.constraint, message: cause?.message ?? String(exit) }
-}
 
 /** One balanced ledger transaction of `amount` from the prize pool to `account`, in one statement. */
 const prize = (sql: SqlClient.SqlClient, key: string, account: string, unit = "NGN") =>

@@ -22,6 +22,7 @@ import deviceTokenErasure from "./0019_device_token_erasure.ts"
 import reconciliations from "./0020_reconciliations.ts"
 import cheapFormatChecks from "./0021_cheap_format_checks.ts"
 import lockFreeReferences from "./0022_lock_free_references.ts"
+import ledgerChecksOnce from "./0023_ledger_checks_once.ts"
 
 /**
  * Every migration, keyed `<id>_<name>`. Statically imported (not read from a folder) so the set is
@@ -49,5 +50,6 @@ export const migrations: Record<string, Effect.Effect<unknown, unknown, SqlClien
   "0019_device_token_erasure": deviceTokenErasure,
   "0020_reconciliations": reconciliations,
   "0021_cheap_format_checks": cheapFormatChecks,
-  "0022_lock_free_references": lockFreeReferences
+  "0022_lock_free_references": lockFreeReferences,
+  "0023_ledger_checks_once": ledgerChecksOnce
 }
