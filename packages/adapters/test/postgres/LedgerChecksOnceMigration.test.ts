@@ -7,16 +7,21 @@ import { EmptyDatabase, migrateUpTo } from "../support/TestDatabase.ts"
 
 const POOL = "system:prize_pool:NGN"
 const ADA = "user:ada:cash:NGN"
+const COIN_POOL = "system:prize_pool:COIN"
+const ADA_COINS = "user:ada:coins:COIN"
 
-/** A ledger transaction `key` with `postings` ([account, amount] in NGN), in one statement as the ledger writes one. */
+/** An account id's unit, its last part (`user:ada:cash:NGN`). */
+const unitOf = (account: string) => account.slice(account.lastIndexOf(":") + 1)
+
+/** A ledger transaction `key` with `postings` ([account, amount], in the account's unit), in one statement as the ledger writes one. */
 const post = (sql: SqlClient.SqlClient, key: string, postings: ReadonlyArray<readonly [string, number]>) =>
   sql`WITH tx AS (
       INSERT INTO ledger_transactions (idempotency_key, kind) VALUES (${key}, 'spin.prize') RETURNING id
     )
     INSERT INTO ledger_postings (transaction_id, account_id, unit, amount_minor)
-    SELECT tx.id, v.account_id, 'NGN', v.amount FROM tx,
-      unnest(${postings.map(([account]) => account)}::text[], ${postings.map(([, amount]) => amount)}::bigint[])
-        AS v (account_id, amount)`
+    SELECT tx.id, v.account_id, v.unit, v.amount FROM tx,
+      unnest(${postings.map(([account]) => account)}::text[], ${postings.map(([account]) => unitOf(account))}::text[],
+        ${postings.map(([, amount]) => amount)}::bigint[]) AS v (account_id, unit, amount)`
 
 const prize = (sql: SqlClient.SqlClient, key: string) =>
   post(sql, key, [
@@ -26,7 +31,8 @@ const prize = (sql: SqlClient.SqlClient, key: string) =>
 
 const seed = (sql: SqlClient.SqlClient) =>
   sql`INSERT INTO ledger_accounts (id, unit, owner_user_id, non_negative, balance) VALUES
-    (${POOL}, 'NGN', NULL, false, NULL), (${ADA}, 'NGN', 'ada', true, 500)`
+    (${POOL}, 'NGN', NULL, false, NULL), (${ADA}, 'NGN', 'ada', true, 500),
+    (${COIN_POOL}, 'COIN', NULL, false, NULL), (${ADA_COINS}, 'COIN', 'ada', true, 0)`
 
 /**
  * How many times each ledger check ran for two prizes of two postings, in one database transaction
@@ -91,6 +97,23 @@ describe("migration 0023_ledger_checks_once", () => {
             assert.strictEqual(unbalanced.code, "23514")
             assert.match(unbalanced.message, /^ledger transaction \d+ does not sum to zero in NGN$/)
           }
+          // Each unit on its own: balanced in NGN but not in COIN is refused, naming COIN.
+          const coins = yield* refused(
+            post(sql, "unbalanced-coins", [
+              [POOL, -500],
+              [ADA, 500],
+              [COIN_POOL, -3],
+              [ADA_COINS, 2]
+            ])
+          )
+          assert.strictEqual(coins.code, "23514")
+          assert.match(coins.message, /^ledger transaction \d+ does not sum to zero in COIN$/)
+          yield* post(sql, "two-units", [
+            [POOL, -500],
+            [ADA, 500],
+            [COIN_POOL, -3],
+            [ADA_COINS, 3]
+          ])
           const empty = yield* refused(
             sql`INSERT INTO ledger_transactions (idempotency_key, kind) VALUES ('empty', 'spin.prize')`
           )
@@ -139,7 +162,8 @@ describe("migration 0023_ledger_checks_once", () => {
           GROUP BY t.idempotency_key ORDER BY t.idempotency_key`
           assert.deepStrictEqual(rows, [
             { key: "in-two", postings: 2, total: "0" },
-            { key: "to-ada", postings: 2, total: "0" }
+            { key: "to-ada", postings: 2, total: "0" },
+            { key: "two-units", postings: 4, total: "0" }
           ])
           const fkeys = yield* sql<{ name: string }>`SELECT conname AS name FROM pg_constraint
           WHERE conrelid = 'ledger_postings'::regclass AND contype = 'f'`
