@@ -55,7 +55,7 @@ interface Target {
   readonly until: string | undefined
 }
 
-/** One round on `target`'s database: `deposits` deposits, `concurrency` at a time; its rate and CPU. */
+/** One round on the ledger in context: `deposits` deposits, `concurrency` at a time; its rate and PostgreSQL's CPU. */
 const round = (index: number) =>
   Effect.gen(function* () {
     const ledger = yield* Ledger
