@@ -18,25 +18,16 @@ import { Ledger, Movements } from "@payments-gaming/domain/ledger"
 import { BigDecimal, Effect, Layer, Redacted, Result } from "effect"
 import { postgresCpuMs } from "./lib/Children.ts"
 import { createDatabase, DEFAULT_ADMIN_URL, dropDatabase } from "./lib/Database.ts"
+import { flag, has, positive } from "./lib/ScriptFlags.ts"
 
-const args = process.argv.slice(2)
-const flag = (name: string) => {
-  const index = args.indexOf(name)
-  return index === -1 ? undefined : args[index + 1]
-}
-const count = (name: string, fallback: number) => {
-  const value = Number(flag(name) ?? fallback)
-  if (!Number.isSafeInteger(value) || value < 1) throw new Error(`${name}: a positive integer`)
-  return value
-}
-const deposits = count("--deposits", 4000)
-const rounds = count("--rounds", 6)
-const concurrency = count("--concurrency", 8)
+const deposits = positive("--deposits", 4000)
+const rounds = positive("--rounds", 6)
+const concurrency = positive("--concurrency", 8)
 const before = flag("--before")
 if (before !== undefined && !Object.keys(migrations).some((id) => id.startsWith(before))) {
   throw new Error(`--before: no migration ${before}`)
 }
-const keep = args.includes("--keep")
+const keep = has("--keep")
 const adminUrl = process.env.BENCH_DATABASE_ADMIN_URL ?? DEFAULT_ADMIN_URL
 const amount = BigDecimal.fromStringUnsafe("10.00")
 

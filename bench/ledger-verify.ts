@@ -26,17 +26,12 @@ import { SqlClient } from "effect/sql"
 import { postgresCpuMs, ROOT } from "./lib/Children.ts"
 import { createDatabase, DEFAULT_ADMIN_URL, dropDatabase } from "./lib/Database.ts"
 import { insertAccounts, insertDepositPostings } from "./lib/LedgerFill.ts"
+import { has, positive } from "./lib/ScriptFlags.ts"
 import { cliFlags } from "./lib/Targets.ts"
 
-const args = process.argv.slice(2)
-const flag = (name: string) => {
-  const index = args.indexOf(name)
-  return index === -1 ? undefined : args[index + 1]
-}
-const transactions = Number(flag("--transactions") ?? 1_000_000)
-if (!Number.isSafeInteger(transactions) || transactions < 1) throw new Error("--transactions: a positive integer")
-const keep = args.includes("--keep")
-const sealOnly = args.includes("--seal-only")
+const transactions = positive("--transactions", 1_000_000)
+const keep = has("--keep")
+const sealOnly = has("--seal-only")
 const adminUrl = process.env.BENCH_DATABASE_ADMIN_URL ?? DEFAULT_ADMIN_URL
 const name = `bench_ledger_verify_${process.pid}`
 

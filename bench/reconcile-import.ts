@@ -27,18 +27,9 @@ import { SqlClient } from "effect/sql"
 import { ROOT } from "./lib/Children.ts"
 import { createDatabase, DEFAULT_ADMIN_URL, dropDatabase } from "./lib/Database.ts"
 import { insertAccounts, insertDepositPostings } from "./lib/LedgerFill.ts"
+import { args, has, positive } from "./lib/ScriptFlags.ts"
 import { cliFlags } from "./lib/Targets.ts"
 
-const args = process.argv.slice(2)
-const flag = (name: string) => {
-  const index = args.indexOf(name)
-  return index === -1 ? undefined : args[index + 1]
-}
-const positive = (name: string, fallback: number) => {
-  const value = Number(flag(name) ?? fallback)
-  if (!Number.isSafeInteger(value) || value < 1) throw new Error(`${name}: a positive integer`)
-  return value
-}
 const DATE = "2026-11-20"
 const seconds = (started: bigint) => Number(process.hrtime.bigint() - started) / 1e9
 
@@ -159,7 +150,7 @@ const main = async () => {
     console.log(`machine: load average ${execFileSync("cat", ["/proc/loadavg"], { encoding: "utf8" }).trim()}`)
   } finally {
     rmSync(report, { force: true })
-    if (args.includes("--keep")) console.log(`kept database ${url}`)
+    if (has("--keep")) console.log(`kept database ${url}`)
     else await dropDatabase(adminUrl, name)
   }
 }

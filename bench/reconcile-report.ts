@@ -12,12 +12,8 @@ import { appendFileSync, writeFileSync } from "node:fs"
 import * as PostgresClient from "@payments-gaming/adapters/postgres/PostgresClient"
 import { generateReport } from "@payments-gaming/adapters/test/support/ReconcileReport"
 import { Effect, Redacted } from "effect"
+import { flag } from "./lib/ScriptFlags.ts"
 
-const args = process.argv.slice(2)
-const flag = (name: string) => {
-  const index = args.indexOf(name)
-  return index === -1 ? undefined : args[index + 1]
-}
 const required = (name: string) => {
   const value = flag(name)
   if (value === undefined) throw new Error(`${name} is required`)
